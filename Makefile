@@ -1,0 +1,42 @@
+# The two commands a newcomer runs: `make run` and `make test`.
+
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+
+export ARGUSIC_TEST_PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
+
+.PHONY: install run test bench lint postgres clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is needed")'
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	rm -f $(VENV)/.installed-* && touch $@
+
+run: install
+	$(BIN)/argusic init
+	$(BIN)/argusic demo --if-empty
+	$(BIN)/argusic serve --host 127.0.0.1 --port 8000
+
+postgres:
+	scripts/ensure-postgres.sh
+
+# ARGUSIC_REQUIRE_SERVICES turns a missing PostgreSQL into a failure instead of a skip.
+test: install postgres
+	ARGUSIC_REQUIRE_SERVICES=1 $(BIN)/python -m pytest
+
+bench: install postgres
+	$(BIN)/python scripts/bench_ledger.py
+
+lint: install
+	$(BIN)/ruff check .
+	$(BIN)/lint-imports
+	$(BIN)/mypy
+
+clean:
+	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,1 @@
+"""The outside world behind small interfaces: each module hides one outside thing."""

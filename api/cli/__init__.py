@@ -1,0 +1,55 @@
+"""The `argusic` command: a small click group assembled from one module per command group."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+import msgspec
+from eventsourcing.persistence import PersistenceError
+
+from api import logs
+from api.cli import core, ledger_commands
+from api.cli.output import emit_error
+from api.ingest import IngestRejected
+from api.wiring import ConfigurationError, Settings
+from ledger.keys import SigningKeyMissing
+from ledger.ledger import LedgerIntegrityError
+from ledger.merkle import ProofError
+from ledger.store import MigrationError
+
+EXIT_REJECTED, EXIT_USAGE, EXIT_INTEGRITY = 1, 2, 3
+
+
+class ArgusicGroup(click.Group):
+    """Maps every failure to the contract's exit code, in one place."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except IngestRejected as e:
+            emit_error(ctx, str(e), EXIT_REJECTED, rejections=e.rejections)
+        except (LookupError, ProofError, msgspec.ValidationError) as e:
+            emit_error(ctx, str(e), EXIT_REJECTED)
+        except (ConfigurationError, SigningKeyMissing, PersistenceError) as e:
+            emit_error(ctx, str(e), EXIT_USAGE)
+        except (LedgerIntegrityError, MigrationError) as e:
+            emit_error(ctx, str(e), EXIT_INTEGRITY)
+        return None
+
+
+@click.group(cls=ArgusicGroup)
+@click.pass_context
+def cli(ctx: click.Context) -> None:
+    """Argusic: an auditable benchmark backend on an append-only, signed evidence ledger."""
+    settings = Settings.from_env()
+    logs.configure(settings.log_format)
+    ctx.obj = settings
+
+
+for command in (*core.commands, ledger_commands.ledger):
+    cli.add_command(command)
+
+
+def main() -> None:
+    sys.exit(cli())

@@ -1,0 +1,94 @@
+"""`argusic init | serve | demo | ingest | editions`."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+import msgspec
+import structlog
+
+from api import service
+from api.cli.output import emit, json_option
+from api.ingest import IngestReport, ingest
+from api.wiring import Settings, init, open_ledger
+
+DEMO_DATA = Path(__file__).resolve().parents[2] / "scripts" / "demo"
+log = structlog.get_logger()
+
+
+class InitReport(msgspec.Struct, frozen=True, kw_only=True):
+    applied_migrations: list[str]
+    size: int
+    public_key: str
+
+
+@click.command("init")
+@json_option
+@click.pass_obj
+def init_command(settings: Settings, as_json: bool) -> None:
+    """Create or upgrade the schema; make the ledger's signing key if missing."""
+    ledger, applied = init(settings)
+    log.info("ledger ready", migrations_applied=applied, size=ledger.size())
+    report = InitReport(
+        applied_migrations=applied, size=ledger.size(), public_key=str(ledger.recorder.sealer.verifier)
+    )
+    emit(report, lambda r: f"ledger ready: {r.size} events; verifier key {r.public_key}")
+
+
+@click.command("serve")
+@click.option("--host", default="127.0.0.1", show_default=True)
+@click.option("--port", default=8000, show_default=True, type=int)
+@click.pass_obj
+def serve_command(settings: Settings, host: str, port: int) -> None:
+    """Serve the read API over HTTP (OpenAPI at /schema)."""
+    import uvicorn
+
+    from api.http import create_app
+
+    uvicorn.run(create_app(open_ledger(settings)), host=host, port=port, log_config=None)
+
+
+def _ingest_human(report: IngestReport) -> str:
+    return (f"{report.records} records: {report.appended} events appended, "
+            f"{report.unchanged} already recorded; ledger size {report.ledger_size}")
+
+
+@click.command("ingest")
+@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@json_option
+@click.pass_obj
+def ingest_command(settings: Settings, files: tuple[Path, ...], as_json: bool) -> None:
+    """Append the records of FILES (JSON or JSON lines): all of them, or none."""
+    emit(ingest(open_ledger(settings), files), _ingest_human)
+
+
+@click.command("demo")
+@click.option("--if-empty", is_flag=True, help="Do nothing when the ledger already has events.")
+@json_option
+@click.pass_obj
+def demo_command(settings: Settings, if_empty: bool, as_json: bool) -> None:
+    """Load the bundled demo data (the methodology's real changelog) into an empty ledger."""
+    ledger = open_ledger(settings)
+    if ledger.size():
+        if if_empty:
+            emit(IngestReport(records=0, appended=0, unchanged=0, ledger_size=ledger.size()),
+                 lambda r: f"ledger already holds {r.ledger_size} events: demo not loaded")
+            return
+        raise LookupError("the demo loads only into an empty ledger")
+    emit(ingest(ledger, sorted(DEMO_DATA.glob("*.jsonl"))), _ingest_human)
+
+
+@click.command("editions")
+@click.option("--as-of", type=int, help="Answer as of this ledger position.")
+@json_option
+@click.pass_obj
+def editions_command(settings: Settings, as_of: int | None, as_json: bool) -> None:
+    """The changelog editions of the methodology (section 20)."""
+    view = service.editions_view(open_ledger(settings), as_of)
+    emit(view, lambda v: "\n".join(
+        f"v{e.version}  drafted {e.drafted}  effective since {e.effective_since or '-'}"
+        for e in v.editions) or "no editions")
+
+
+commands = (init_command, serve_command, ingest_command, demo_command, editions_command)

@@ -1,0 +1,95 @@
+"""`argusic ledger verify | checkpoint | proof | export`."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from api import service
+from api.cli.output import emit, json_option
+from api.progress import progress_bar
+from api.wiring import Settings, open_ledger
+from ledger.export import export_lines
+from ledger.ledger import ConsistencyProof, InclusionProof
+from ledger.verify import VerifyReport, verify
+
+EXIT_INTEGRITY = 3
+
+
+@click.group("ledger")
+def ledger() -> None:
+    """The evidence ledger: verify it, read checkpoints and proofs, export it."""
+
+
+def _verify_human(report: VerifyReport) -> str:
+    if report.ok:
+        return f"ok: {report.size} events, {report.checkpoints_checked} checkpoints, root {report.root}"
+    lines = [f"FAILED at position {report.first_bad_position}"]
+    return "\n".join(lines + [f"  {p.position}: {p.reason}" for p in report.problems[:20]])
+
+
+@ledger.command("verify")
+@json_option
+@click.pass_obj
+def verify_command(settings: Settings, as_json: bool) -> None:
+    """Recompute every hash, Merkle node, root and signature; exit 3 on the first bad one."""
+    book = open_ledger(settings)
+    with progress_bar("verifying", book.recorder.count_rows()) as progress:
+        report = verify(book, progress)
+    emit(report, _verify_human)
+    if not report.ok:
+        sys.exit(EXIT_INTEGRITY)
+
+
+@ledger.command("checkpoint")
+@click.option("--size", type=int, help="The checkpoint sealed at this tree size (default: the latest).")
+@json_option
+@click.pass_obj
+def checkpoint_command(settings: Settings, size: int | None, as_json: bool) -> None:
+    """The latest signed checkpoint (C2SP tlog-checkpoint note) and the verifier key."""
+    emit(service.checkpoint_view(open_ledger(settings), size), lambda v: v.note.rstrip("\n"))
+
+
+@ledger.group("proof")
+def proof() -> None:
+    """RFC 9162 inclusion and consistency proofs."""
+
+
+def _proof_human(result: InclusionProof | ConsistencyProof) -> str:
+    return "\n".join(result.path) or "(empty path)"
+
+
+@proof.command("inclusion")
+@click.argument("position", type=int)
+@click.option("--size", type=int, help="Tree size to prove against (default: the latest).")
+@json_option
+@click.pass_obj
+def inclusion_command(settings: Settings, position: int, size: int | None, as_json: bool) -> None:
+    """The audit path of the event at POSITION."""
+    emit(open_ledger(settings).inclusion_proof(position, size), _proof_human)
+
+
+@proof.command("consistency")
+@click.argument("first", type=int)
+@click.argument("second", type=int)
+@json_option
+@click.pass_obj
+def consistency_command(settings: Settings, first: int, second: int, as_json: bool) -> None:
+    """The proof that the tree of size SECOND extends the tree of size FIRST."""
+    emit(open_ledger(settings).consistency_proof(first, second), _proof_human)
+
+
+@ledger.command("export")
+@click.option("--after", type=int, default=0, show_default=True, help="Start after this position.")
+@click.pass_obj
+def export_command(settings: Settings, after: int) -> None:
+    """Every event after --after as JSON lines, in position order, on stdout."""
+    book = open_ledger(settings)
+    out = sys.stdout.buffer
+    with progress_bar("exporting", max(book.size() - after, 0)) as progress:
+        for done, line in enumerate(export_lines(book, after), 1):
+            out.write(line)
+            if progress and done % 10_000 == 0:
+                progress(done)
+    out.flush()

@@ -1,0 +1,109 @@
+"""The composition root: read the configuration, build the ledger on the chosen backend."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from urllib.parse import parse_qs, unquote, urlsplit
+
+from eventsourcing.sqlite import SQLiteDatastore
+
+from adapters.clock import utc_now
+from ledger.keys import SigningKeyMissing, create_signer, load_signer
+from ledger.ledger import Ledger
+from ledger.note import Signer
+from ledger.postgres import PostgresLedgerDatastore, PostgresLedgerRecorder
+from ledger.sealing import Sealer, utc_text
+from ledger.sqlite import SQLiteLedgerRecorder
+from ledger.store import LedgerRecorder
+
+LOG_ORIGIN = "argusic.local/ledger"
+"""The checkpoint origin and the name of the ledger's signing key."""
+
+
+class ConfigurationError(RuntimeError):
+    """The configuration or the database state does not allow the command (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Settings:
+    database_url: str
+    home: Path
+    log_format: str | None
+
+    @classmethod
+    def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
+        return cls(
+            database_url=env.get("ARGUSIC_DATABASE_URL", "sqlite:///var/argusic.db"),
+            home=Path(env.get("ARGUSIC_HOME", "./var")),
+            log_format=env.get("ARGUSIC_LOG_FORMAT"),
+        )
+
+    @property
+    def key_path(self) -> Path:
+        return self.home / "keys" / "ledger.key"
+
+
+def open_recorder(url: str, sealer: Sealer) -> LedgerRecorder:
+    """The recorder for `sqlite:///path` or `postgresql://user:password@host:port/db?schema=s`."""
+    parts = urlsplit(url)
+    if parts.scheme == "sqlite":
+        path = Path(unquote(parts.path[1:]))
+        path.parent.mkdir(parents=True, exist_ok=True)
+        return SQLiteLedgerRecorder(
+            SQLiteDatastore(str(path), lock_timeout=30, originator_id_type="text"), sealer
+        )
+    if parts.scheme in ("postgresql", "postgres"):
+        query = parse_qs(parts.query)
+        datastore = PostgresLedgerDatastore(
+            dbname=unquote(parts.path.lstrip("/")) or "postgres",
+            host=parts.hostname or "127.0.0.1",
+            port=parts.port or 5432,
+            user=unquote(parts.username or "postgres"),
+            password=unquote(parts.password or ""),
+            schema=query.get("schema", ["public"])[0],
+            originator_id_type="text",
+            pool_size=2,
+            max_overflow=8,
+        )
+        return PostgresLedgerRecorder(datastore, sealer)
+    raise ConfigurationError(f"ARGUSIC_DATABASE_URL {url!r}: use sqlite:/// or postgresql://")
+
+
+def _sealer(signer: Signer) -> Sealer:
+    return Sealer(signer, utc_now)
+
+
+def init(settings: Settings) -> tuple[Ledger, list[str]]:
+    """Create or upgrade the schema, make the signing key if missing, seal the empty tree."""
+    signer = load_signer(settings.key_path)
+    recorder = open_recorder(settings.database_url, _sealer(signer or Signer.generate(LOG_ORIGIN)))
+    applied = recorder.migrate()
+    if signer is None:
+        if recorder.registered_keys():
+            raise SigningKeyMissing(
+                f"the ledger's signing key is not at {settings.key_path}: restore it, "
+                "a new key cannot vouch for checkpoints the old one signed"
+            )
+        signer = create_signer(settings.key_path, LOG_ORIGIN)
+        recorder.sealer = _sealer(signer)
+    recorder.register_key(str(signer.verifier), utc_text(utc_now()))
+    recorder.seal_empty()
+    return Ledger(recorder, utc_now), applied
+
+
+def open_ledger(settings: Settings) -> Ledger:
+    """The ledger of an initialised database, signing with the key `init` made."""
+    signer = load_signer(settings.key_path)
+    if signer is None:
+        raise ConfigurationError(f"no ledger key at {settings.key_path}: run `argusic init`")
+    recorder = open_recorder(settings.database_url, _sealer(signer))
+    if recorder.pending_migrations():
+        raise ConfigurationError("the database schema is not up to date: run `argusic init`")
+    if str(signer.verifier) not in recorder.registered_keys():
+        raise ConfigurationError(
+            f"the key at {settings.key_path} is not this ledger's key: check ARGUSIC_HOME"
+        )
+    return Ledger(recorder, utc_now)

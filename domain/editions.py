@@ -1,0 +1,37 @@
+"""Changelog editions of the methodology (methodology section 20)."""
+
+from __future__ import annotations
+
+from datetime import date
+from typing import Annotated
+
+import msgspec
+
+from domain.events import EditionDrafted
+from domain.rejections import Rejected
+
+Version = Annotated[str, msgspec.Meta(pattern=r"^\d+\.\d+$")]
+
+
+class EditionRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="kind",
+                    tag="edition"):
+    """Input: one edition of the changelog, as written down."""
+
+    version: Version
+    drafted: date
+    summary: str
+
+
+def version_key(version: str) -> tuple[int, ...]:
+    """Section 20: editions are ordered by their number, 1.10 after 1.9."""
+    return tuple(int(part) for part in version.split("."))
+
+
+def draft_edition(record: EditionRecord, recorded: EditionDrafted | None) -> list[EditionDrafted]:
+    """Section 20: an edition is written down once; the same record again changes nothing."""
+    event = EditionDrafted(version=record.version, drafted=record.drafted, summary=record.summary)
+    if recorded is None:
+        return [event]
+    if recorded != event:
+        raise Rejected("section 20", f"edition {record.version} is already recorded differently")
+    return []

@@ -1,0 +1,179 @@
+"""The ledger as the rest of the system sees it: append domain events, read them back in
+position order, and prove what the signed checkpoints say."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from datetime import datetime
+from typing import NamedTuple
+
+import msgspec
+from eventsourcing.persistence import StoredEvent
+
+from domain.events import DomainEvent
+from ledger import codec
+from ledger.merkle import (
+    Range,
+    consistency_plan,
+    inclusion_plan,
+    leaf_hash,
+    perfect_ranges,
+    root_from_frontier,
+    tree_root,
+)
+from ledger.sealing import Checkpoint
+from ledger.store import KEEP_FROM_LEVEL, LedgerRecorder, Row
+
+PAGE = 10_000
+
+
+class LedgerIntegrityError(RuntimeError):
+    """The stored ledger contradicts itself (a missing node or event)."""
+
+
+class NewEvent(NamedTuple):
+    """An event to append at `version` of its stream (the stream's next version)."""
+
+    event: DomainEvent
+    version: int
+
+
+class RecordedEvent(msgspec.Struct, frozen=True, kw_only=True):
+    """A domain event as the ledger holds it."""
+
+    position: int
+    stream: str
+    version: int
+    recorded_at: datetime
+    hash: bytes
+    event: DomainEvent
+
+
+class InclusionProof(msgspec.Struct, frozen=True, kw_only=True):
+    position: int
+    size: int
+    leaf_hash: str
+    path: list[str]
+
+
+class ConsistencyProof(msgspec.Struct, frozen=True, kw_only=True):
+    first: int
+    second: int
+    path: list[str]
+
+
+class Ledger:
+    def __init__(self, recorder: LedgerRecorder, clock: Callable[[], datetime]) -> None:
+        self.recorder = recorder
+        self.clock = clock
+
+    # --- writing ---
+
+    def append(self, new_events: Sequence[NewEvent]) -> Checkpoint:
+        """Append the events as one batch: all are recorded, with a checkpoint, or none."""
+        recorded_at = self.clock()
+        stored = []
+        for event, version in new_events:
+            envelope = codec.Envelope(
+                event=event, recorded_at=recorded_at, stream=event.stream, version=version
+            )
+            stored.append(
+                StoredEvent(event.stream, version, codec.event_type(event), codec.encode(envelope))
+            )
+        return self.recorder.append(stored)
+
+    # --- reading ---
+
+    def size(self) -> int:
+        return self.checkpoint().size
+
+    def rows(self, after: int = 0, upto: int | None = None) -> Iterator[Row]:
+        """Stored events after `after` up to `upto`, streamed page by page."""
+        while True:
+            page = self.recorder.select_rows(after, upto, PAGE)
+            yield from page
+            if len(page) < PAGE:
+                return
+            after = page[-1][0]
+
+    def events(self, after: int = 0, upto: int | None = None) -> Iterator[RecordedEvent]:
+        for row in self.rows(after, upto):
+            yield _recorded(row)
+
+    def stream(self, stream: str) -> list[RecordedEvent]:
+        return [_recorded(row) for row in self.recorder.select_stream(stream)]
+
+    def checkpoint(self, size: int | None = None) -> Checkpoint:
+        checkpoint = self.recorder.checkpoint(size)
+        if checkpoint is None:
+            what = "the ledger has no checkpoint" if size is None else f"no checkpoint of size {size}"
+            raise LookupError(what)
+        return checkpoint
+
+    # --- proofs ---
+
+    def inclusion_proof(self, position: int, size: int | None = None) -> InclusionProof:
+        """RFC 9162 2.1.3.1: the audit path of the event at `position` in the tree of `size`."""
+        size = self._tree_size(size)
+        if not 1 <= position <= size:
+            raise LookupError(f"position {position} is not in the tree of size {size}")
+        plan = inclusion_plan(position - 1, size)
+        hashes = self._range_hashes([(position - 1, position), *plan])
+        return InclusionProof(
+            position=position, size=size, leaf_hash=hashes[0].hex(), path=[h.hex() for h in hashes[1:]]
+        )
+
+    def consistency_proof(self, first: int, second: int) -> ConsistencyProof:
+        """RFC 9162 2.1.4.1: the proof that the tree of `second` extends the tree of `first`."""
+        self._tree_size(second)
+        path = [h.hex() for h in self._range_hashes(consistency_plan(first, second))]
+        return ConsistencyProof(first=first, second=second, path=path)
+
+    def root(self, size: int) -> bytes:
+        """MTH of the first `size` events, from O(log n) stored hashes."""
+        return self._range_hashes([(0, size)])[0] if size else root_from_frontier([])
+
+    def _tree_size(self, size: int | None) -> int:
+        latest = self.size()
+        if size is None:
+            return latest
+        if not 0 < size <= latest:
+            raise LookupError(f"tree size {size} is outside 1..{latest}")
+        return size
+
+    def _range_hashes(self, ranges: Sequence[Range]) -> list[bytes]:
+        """MTH of each range, reading each perfect subtree once: a stored node from
+        KEEP_FROM_LEVEL up, the leaves themselves below."""
+        perfect = {p for r in ranges for p in perfect_ranges(*r)}
+        stored = [(_level(a, b), a >> _level(a, b)) for a, b in perfect if _level(a, b) >= KEEP_FROM_LEVEL]
+        nodes = self.recorder.node_hashes(stored)
+        known: dict[Range, bytes] = {}
+        for a, b in perfect:
+            level = _level(a, b)
+            if level >= KEEP_FROM_LEVEL:
+                if (level, a >> level) not in nodes:
+                    raise LedgerIntegrityError(f"Merkle node ({level}, {a >> level}) is missing")
+                known[a, b] = nodes[level, a >> level]
+            else:
+                rows = self.recorder.select_rows(a, b, b - a)
+                if len(rows) != b - a:
+                    raise LedgerIntegrityError(f"events {a + 1}..{b} are not all there")
+                known[a, b] = tree_root([leaf_hash(r[4]) for r in rows])
+        return [root_from_frontier([known[p] for p in perfect_ranges(*r)]) for r in ranges]
+
+
+def _level(start: int, end: int) -> int:
+    return (end - start).bit_length() - 1
+
+
+def _recorded(row: Row) -> RecordedEvent:
+    position, _, _, _, canonical, digest = row
+    envelope = codec.decode(canonical)
+    return RecordedEvent(
+        position=position,
+        stream=envelope.stream,
+        version=envelope.version,
+        recorded_at=envelope.recorded_at,
+        hash=digest,
+        event=envelope.event,
+    )

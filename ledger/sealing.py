@@ -1,0 +1,66 @@
+"""Checkpoints: the signed statement "the ledger held these `size` events, with this root"."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from datetime import datetime
+
+import msgspec
+
+from ledger.merkle import root_from_frontier
+from ledger.note import CheckpointBody, Signer, Verifier, open_checkpoint
+
+HASH_SIZE = 32
+
+
+class Checkpoint(msgspec.Struct, frozen=True, kw_only=True):
+    """A sealed tree head as stored: the signed note, and the frontier the next append extends."""
+
+    size: int
+    root: bytes
+    note: str
+    sealed_at: str
+    frontier: bytes
+
+    def frontier_hashes(self) -> list[bytes]:
+        return [self.frontier[i : i + HASH_SIZE] for i in range(0, len(self.frontier), HASH_SIZE)]
+
+
+class Sealer:
+    """Signs checkpoints with the ledger's Ed25519 key; the key name is the log's origin."""
+
+    def __init__(self, signer: Signer, clock: Callable[[], datetime]) -> None:
+        self.signer = signer
+        self.clock = clock
+
+    @property
+    def verifier(self) -> Verifier:
+        return self.signer.verifier
+
+    def seal(self, size: int, frontier: Sequence[bytes]) -> Checkpoint:
+        root = root_from_frontier(frontier)
+        body = CheckpointBody(self.signer.name, size, root)
+        return Checkpoint(
+            size=size,
+            root=root,
+            note=self.signer.sign(body.text()),
+            sealed_at=utc_text(self.clock()),
+            frontier=b"".join(frontier),
+        )
+
+    def check(self, checkpoint: Checkpoint) -> str | None:
+        """Why a stored checkpoint cannot be trusted, or None when its note proves its fields."""
+        try:
+            body = open_checkpoint(checkpoint.note, self.verifier)
+        except ValueError as e:
+            return f"checkpoint {checkpoint.size}: {e}"
+        if (body.size, body.root) != (checkpoint.size, checkpoint.root):
+            return f"checkpoint {checkpoint.size}: stored size or root differs from its note"
+        if root_from_frontier(checkpoint.frontier_hashes()) != checkpoint.root:
+            return f"checkpoint {checkpoint.size}: stored frontier does not give its root"
+        return None
+
+
+def utc_text(moment: datetime) -> str:
+    """A UTC instant as the codec writes it (RFC 3339, `Z`)."""
+    return msgspec.json.encode(moment).decode().strip('"')

@@ -1,0 +1,241 @@
+"""The storage contract every ledger backend keeps, written once here.
+
+A backend is an `eventsourcing` application recorder (stream = originator id, per-stream
+version, topic = event type, state = canonical bytes, notification id = position) that also:
+
+- gives each event the next position, with no gaps, under one writer at a time;
+- stores the SHA-256 of each event's canonical bytes beside them;
+- extends the Merkle tree from the last checkpoint's frontier, stores the perfect subtrees
+  from `KEEP_FROM_LEVEL` up, and seals a signed checkpoint, all in the batch's transaction;
+- refuses a batch whole when any (stream, version) is taken (`IntegrityError`);
+- translates its driver's errors into eventsourcing's persistence errors.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any, ClassVar
+
+from eventsourcing.persistence import (
+    ApplicationRecorder,
+    Notification,
+    StoredEvent,
+    Subscription,
+)
+
+from ledger.codec import sha256
+from ledger.merkle import extend, leaf_hash
+from ledger.sealing import Checkpoint, Sealer
+
+KEEP_FROM_LEVEL = 4
+"""Merkle nodes are stored from 16-leaf subtrees up; smaller ones are hashed from the leaves."""
+
+MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+
+Row = tuple[int, str, int, str, bytes, bytes]
+"""A stored event: position, stream, version, type, canonical bytes, SHA-256."""
+
+NodeRow = tuple[int, int, bytes]
+
+
+class Migration:
+    """One ordered SQL file of `migrations/<dialect>/`."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.version = int(path.name.split("_", 1)[0])
+        self.name = path.stem
+        self.sql = path.read_text()
+        self.sha256 = hashlib.sha256(self.sql.encode()).hexdigest()
+
+
+class MigrationError(RuntimeError):
+    """An applied migration file was changed afterwards."""
+
+
+class LedgerRecorder(ApplicationRecorder, ABC):
+    dialect: ClassVar[str]
+
+    def __init__(self, sealer: Sealer) -> None:
+        self.sealer = sealer
+
+    @abstractmethod
+    def close(self) -> None:
+        """Release the database connections."""
+
+    # --- schema ---
+
+    def migrations(self) -> list[Migration]:
+        paths = sorted((MIGRATIONS / self.dialect).glob("[0-9]*_*.sql"))
+        return [Migration(p) for p in paths]
+
+    def pending_migrations(self) -> list[Migration]:
+        """Migrations not applied yet; an applied file that changed since is an error."""
+        applied = self._applied_migrations()
+        for migration in self.migrations():
+            if applied.get(migration.version, migration.sha256) != migration.sha256:
+                raise MigrationError(f"migration {migration.name} changed after it was applied")
+        return [m for m in self.migrations() if m.version not in applied]
+
+    def migrate(self) -> list[str]:
+        """Apply the pending migrations in order; return the names applied."""
+        return [m.name for m in self.pending_migrations() if self._apply_migration(m)]
+
+    @abstractmethod
+    def _applied_migrations(self) -> dict[int, str]:
+        """Version and SHA-256 of each applied migration; empty before the first."""
+
+    @abstractmethod
+    def _apply_migration(self, migration: Migration) -> bool:
+        """Run one migration and record it in one transaction; False if another process did."""
+
+    # --- writing ---
+
+    def append(self, stored_events: Sequence[StoredEvent]) -> Checkpoint:
+        """Append a batch atomically and return the checkpoint sealed with it."""
+        if not stored_events:
+            raise ValueError("nothing to append")
+        with self._write_transaction() as cursor:
+            head = self._head(cursor)
+            start = head.size
+            states = [e.state for e in stored_events]
+            size, frontier, nodes = extend(
+                start, head.frontier_hashes(), map(leaf_hash, states), KEEP_FROM_LEVEL
+            )
+            events = [
+                (start + i, e.originator_id, e.originator_version, e.topic, e.state, sha256(s))
+                for i, (e, s) in enumerate(zip(stored_events, states, strict=True), 1)
+            ]
+            checkpoint = self.sealer.seal(size, frontier)
+            self._insert(cursor, events, nodes, checkpoint)
+        return checkpoint
+
+    def seal_empty(self) -> Checkpoint:
+        """Seal the checkpoint of the empty tree, once, so every append has a head to extend."""
+        with self._write_transaction() as cursor:
+            existing = self._head_or_none(cursor)
+            if existing is not None:
+                return existing
+            checkpoint = self.sealer.seal(0, [])
+            self._insert(cursor, [], [], checkpoint)
+        return checkpoint
+
+    def _head(self, cursor: Any) -> Checkpoint:
+        head = self._head_or_none(cursor)
+        if head is None:
+            raise RuntimeError("the ledger has no checkpoint: run `argusic init` first")
+        return head
+
+    @abstractmethod
+    def _write_transaction(self) -> contextlib.AbstractContextManager[Any]:
+        """One writer at a time: a transaction holding the ledger's write lock."""
+
+    @abstractmethod
+    def _head_or_none(self, cursor: Any) -> Checkpoint | None: ...
+
+    @abstractmethod
+    def _insert(
+        self, cursor: Any, events: list[Row], nodes: list[NodeRow], checkpoint: Checkpoint
+    ) -> None: ...
+
+    @abstractmethod
+    def register_key(self, verifier_key: str, registered_at: str) -> None: ...
+
+    @abstractmethod
+    def registered_keys(self) -> list[str]: ...
+
+    # --- reading ---
+
+    @abstractmethod
+    def select_rows(self, after: int, upto: int | None, limit: int) -> list[Row]:
+        """Events with after < position <= upto, in position order, at most `limit`."""
+
+    @abstractmethod
+    def select_stream(self, stream: str) -> list[Row]: ...
+
+    @abstractmethod
+    def checkpoint(self, size: int | None = None) -> Checkpoint | None:
+        """The checkpoint of that size, or the latest one."""
+
+    @abstractmethod
+    def select_checkpoints(self, after: int, limit: int) -> list[Checkpoint]:
+        """Checkpoints with size > after, in size order."""
+
+    @abstractmethod
+    def node_hashes(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]: ...
+
+    @abstractmethod
+    def select_nodes(self) -> Iterator[NodeRow]:
+        """Every stored Merkle node, in no particular order."""
+
+    @abstractmethod
+    def count_rows(self) -> int: ...
+
+    # --- materialised read models ---
+
+    @abstractmethod
+    def load_projection(self, name: str) -> tuple[int, bytes] | None: ...
+
+    @abstractmethod
+    def save_projection(self, name: str, position: int, model: bytes) -> None:
+        """Store a read model and the position it was applied up to, in one transaction."""
+
+    # --- the eventsourcing recorder contract, on top of the above ---
+
+    def insert_events(self, stored_events: Sequence[StoredEvent], **_: Any) -> Sequence[int]:
+        checkpoint = self.append(stored_events)
+        return list(range(checkpoint.size - len(stored_events) + 1, checkpoint.size + 1))
+
+    def select_events(
+        self,
+        originator_id: Any,
+        *,
+        gt: int | None = None,
+        lte: int | None = None,
+        desc: bool = False,
+        limit: int | None = None,
+    ) -> Sequence[StoredEvent]:
+        rows = [
+            r
+            for r in self.select_stream(str(originator_id))
+            if (gt is None or r[2] > gt) and (lte is None or r[2] <= lte)
+        ]
+        if desc:
+            rows.reverse()
+        return [StoredEvent(r[1], r[2], r[3], r[4]) for r in rows[:limit]]
+
+    def select_notifications(
+        self,
+        start: int | None,
+        limit: int,
+        stop: int | None = None,
+        topics: Sequence[str] = (),
+        *,
+        inclusive_of_start: bool = True,
+    ) -> Sequence[Notification]:
+        after = 0 if start is None else start - 1 if inclusive_of_start else start
+        found: list[Notification] = []
+        while len(found) < limit:
+            rows = self.select_rows(after, stop, limit)
+            found += [
+                Notification(id=r[0], originator_id=r[1], originator_version=r[2], topic=r[3],
+                             state=r[4])
+                for r in rows
+                if not topics or r[3] in topics
+            ]
+            if len(rows) < limit:
+                break
+            after = rows[-1][0]
+        return found[:limit]
+
+    def max_notification_id(self) -> int | None:
+        head = self.checkpoint()
+        return head.size if head is not None and head.size else None
+
+    def subscribe(self, gt: int | None = None, topics: Sequence[str] = ()) -> Subscription[Any]:
+        msg = "follow the ledger by pulling: projections.runner polls select_rows"
+        raise NotImplementedError(msg)

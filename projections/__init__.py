@@ -1,0 +1,1 @@
+"""Read models: pure folds over the ledger's events, each answerable as of any position."""

@@ -1,0 +1,96 @@
+"""Shared fixtures: every ledger test runs on SQLite and on PostgreSQL.
+
+PostgreSQL is the server at ARGUSIC_TEST_PG_URL; each test gets a schema of its own. `make test`
+sets ARGUSIC_REQUIRE_SERVICES=1, which turns a missing server into a failure, never a skip.
+"""
+
+from __future__ import annotations
+
+import os
+import uuid
+from collections.abc import Iterator
+from datetime import UTC, date, datetime
+from functools import cache
+from pathlib import Path
+
+import psycopg
+import pytest
+from psycopg import sql
+
+from api.wiring import Settings, init
+from domain.events import EditionDrafted
+from ledger.ledger import Ledger, NewEvent
+
+PG_URL = os.environ.get("ARGUSIC_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+REQUIRE_SERVICES = os.environ.get("ARGUSIC_REQUIRE_SERVICES") == "1"
+
+
+@cache
+def postgres_unavailable() -> str | None:
+    try:
+        with psycopg.connect(PG_URL, connect_timeout=5):
+            return None
+    except psycopg.Error as e:
+        return f"PostgreSQL at {PG_URL} is unavailable: {e}"
+
+
+def require_postgres() -> None:
+    reason = postgres_unavailable()
+    if reason is None:
+        return
+    if REQUIRE_SERVICES:
+        pytest.fail(f"{reason} (ARGUSIC_REQUIRE_SERVICES=1: this must run, not skip)")
+    pytest.skip(f"SKIPPED LOUDLY: {reason}; run `make test` to start it")
+
+
+@pytest.fixture
+def pg_schema() -> Iterator[str]:
+    """A fresh PostgreSQL schema, dropped afterwards (with the append-only tables in it)."""
+    require_postgres()
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    yield schema
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+
+
+@pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
+def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    if request.param == "sqlite":
+        return f"sqlite:///{tmp_path}/ledger.db"
+    schema = request.getfixturevalue("pg_schema")
+    return f"{PG_URL}?schema={schema}"
+
+
+@pytest.fixture
+def settings(database_url: str, tmp_path: Path) -> Settings:
+    return Settings(database_url=database_url, home=tmp_path / "home", log_format="json")
+
+
+@pytest.fixture
+def ledger(settings: Settings) -> Iterator[Ledger]:
+    book, _ = init(settings)
+    yield book
+    book.recorder.close()
+
+
+@pytest.fixture
+def cli_env(settings: Settings) -> dict[str, str]:
+    """The environment a subprocess needs to use the same ledger."""
+    return {
+        **os.environ,
+        "ARGUSIC_DATABASE_URL": settings.database_url,
+        "ARGUSIC_HOME": str(settings.home),
+        "ARGUSIC_LOG_FORMAT": "json",
+    }
+
+
+def edition(n: int) -> EditionDrafted:
+    """A distinct, valid event for tests that need many."""
+    return EditionDrafted(version=f"9.{n}", drafted=date(2026, 9, 1), summary=f"test edition {n}")
+
+
+def append_editions(book: Ledger, start: int, count: int) -> None:
+    book.append([NewEvent(edition(n), 1) for n in range(start, start + count)])
+
+
+FIXED_TIME = datetime(2026, 10, 9, 10, 0, tzinfo=UTC)
