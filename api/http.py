@@ -5,6 +5,7 @@ from __future__ import annotations
 from litestar import Litestar, Request, Response, get
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
+from litestar.params import FromQuery
 from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_404_NOT_FOUND, HTTP_500_INTERNAL_SERVER_ERROR
 
 from api import service
@@ -23,22 +24,24 @@ def healthz(state: State) -> service.Health:
 
 
 @get("/ledger/checkpoint", sync_to_thread=True)
-def checkpoint(state: State, size: int | None = None) -> service.CheckpointView:
+def checkpoint(state: State, size: FromQuery[int | None] = None) -> service.CheckpointView:
     return service.checkpoint_view(_ledger(state), size)
 
 
 @get("/ledger/proof/inclusion", sync_to_thread=True)
-def inclusion_proof(state: State, position: int, size: int | None = None) -> InclusionProof:
+def inclusion_proof(
+    state: State, position: FromQuery[int], size: FromQuery[int | None] = None
+) -> InclusionProof:
     return _ledger(state).inclusion_proof(position, size)
 
 
 @get("/ledger/proof/consistency", sync_to_thread=True)
-def consistency_proof(state: State, first: int, second: int) -> ConsistencyProof:
+def consistency_proof(state: State, first: FromQuery[int], second: FromQuery[int]) -> ConsistencyProof:
     return _ledger(state).consistency_proof(first, second)
 
 
 @get("/methodology/editions", sync_to_thread=True)
-def editions(state: State, as_of: int | None = None) -> service.EditionsView:
+def editions(state: State, as_of: FromQuery[int | None] = None) -> service.EditionsView:
     return service.editions_view(_ledger(state), as_of)
 
 

@@ -40,6 +40,16 @@ def _checkpoint(row: Sequence[Any] | None) -> Checkpoint | None:
     return Checkpoint(size=size, root=root, note=note, sealed_at=sealed_at, frontier=frontier)
 
 
+def _bytes(value: bytes | str) -> bytes:
+    # SQLite keeps whatever storage class a writer gave; a BLOB rewritten as TEXT still
+    # has to be hashed as the bytes it holds.
+    return value.encode() if isinstance(value, str) else value
+
+
+def _row(r: Sequence[Any]) -> Row:
+    return (r[0], r[1], r[2], r[3], _bytes(r[4]), _bytes(r[5]))
+
+
 class SQLiteLedgerRecorder(LedgerRecorder):
     dialect = "sqlite"
 
@@ -126,13 +136,14 @@ class SQLiteLedgerRecorder(LedgerRecorder):
 
     def select_rows(self, after: int, upto: int | None, limit: int) -> list[Row]:
         upto = upto if upto is not None else 2**63 - 1
-        return self._fetchall(
+        rows = self._fetchall(
             _ROW + "WHERE position > ? AND position <= ? ORDER BY position LIMIT ?",
             (after, upto, limit),
         )
+        return [_row(r) for r in rows]
 
     def select_stream(self, stream: str) -> list[Row]:
-        return self._fetchall(_ROW + "WHERE stream = ? ORDER BY version", (stream,))
+        return [_row(r) for r in self._fetchall(_ROW + "WHERE stream = ? ORDER BY version", (stream,))]
 
     def checkpoint(self, size: int | None = None) -> Checkpoint | None:
         if size is None:

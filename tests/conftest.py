@@ -6,7 +6,9 @@ sets ARGUSIC_REQUIRE_SERVICES=1, which turns a missing server into a failure, ne
 
 from __future__ import annotations
 
+import hashlib
 import os
+import subprocess
 import uuid
 from collections.abc import Iterator
 from datetime import UTC, date, datetime
@@ -55,6 +57,7 @@ def pg_schema() -> Iterator[str]:
 
 @pytest.fixture(params=["sqlite", pytest.param("postgresql", marks=pytest.mark.postgres)])
 def database_url(request: pytest.FixtureRequest, tmp_path: Path) -> str:
+    """Override with `@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)`."""
     if request.param == "sqlite":
         return f"sqlite:///{tmp_path}/ledger.db"
     schema = request.getfixturevalue("pg_schema")
@@ -94,3 +97,37 @@ def append_editions(book: Ledger, start: int, count: int) -> None:
 
 
 FIXED_TIME = datetime(2026, 10, 9, 10, 0, tzinfo=UTC)
+
+
+def raw_execute(settings: Settings, *statements: str) -> None:
+    """Run SQL straight on the database, as someone with database access (not the ledger)."""
+    url = settings.database_url
+    if url.startswith("sqlite:///"):
+        import sqlite3
+
+        conn = sqlite3.connect(url.removeprefix("sqlite:///"), isolation_level=None)
+        conn.create_function("sha256", 1, lambda data: hashlib.sha256(data).digest())
+        try:
+            for statement in statements:
+                conn.execute(statement)
+        finally:
+            conn.close()
+        return
+    base, _, schema = url.partition("?schema=")
+    with psycopg.connect(base, autocommit=True) as conn:
+        conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
+        for statement in statements:
+            conn.execute(statement.encode())
+
+
+ARGUSIC = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "argusic")
+
+
+def argusic(env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+    """Run the real `argusic` console script in a subprocess."""
+    return subprocess.run([ARGUSIC, *args], env=env, capture_output=True, text=True, input=stdin,
+                          timeout=300, check=False)
+
+
+def is_postgres(settings: Settings) -> bool:
+    return settings.database_url.startswith("postgresql")

@@ -1,0 +1,106 @@
+"""The `argusic` command as a user runs it: JSON documents, exit codes 0/1/2/3."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from ledger.note import Verifier, open_checkpoint
+from tests.conftest import argusic
+
+
+def run_json(env: dict[str, str], *args: str, code: int = 0) -> dict[str, object]:
+    result = argusic(env, *args, "--json")
+    assert result.returncode == code, result.stderr
+    documents = result.stdout.strip().splitlines()
+    assert len(documents) == 1, "exactly one JSON document on stdout"
+    parsed: dict[str, object] = json.loads(documents[0])
+    return parsed
+
+
+@pytest.fixture
+def demo_env(cli_env: dict[str, str]) -> dict[str, str]:
+    run_json(cli_env, "init")
+    run_json(cli_env, "demo")
+    return cli_env
+
+
+def test_init_is_idempotent(cli_env: dict[str, str]) -> None:
+    first = run_json(cli_env, "init")
+    assert first["applied_migrations"] == ["0001_ledger", "0002_projections"]
+    second = run_json(cli_env, "init")
+    assert second["applied_migrations"] == []
+    assert second["public_key"] == first["public_key"]
+
+
+def test_commands_before_init_are_usage_errors(cli_env: dict[str, str]) -> None:
+    document = run_json(cli_env, "ledger", "checkpoint", code=2)
+    assert "argusic init" in str(document["error"])
+
+
+def test_demo_loads_the_changelog_editions(demo_env: dict[str, str]) -> None:
+    editions = run_json(demo_env, "editions")["editions"]
+    assert isinstance(editions, list)
+    drafted = {e["version"]: e["drafted"] for e in editions}
+    assert drafted == {
+        "0.2": "2026-08-29", "0.3": "2026-08-30", "0.4": "2026-08-30", "1.0": "2026-08-31",
+        "1.1": "2026-09-04", "1.2": "2026-09-05", "1.3": "2026-09-05", "1.4": "2026-09-07",
+        "1.5": "2026-10-08",
+    }
+    assert [e["version"] for e in editions] == list(drafted)
+
+
+def test_demo_goes_only_into_an_empty_ledger(demo_env: dict[str, str]) -> None:
+    assert run_json(demo_env, "demo", "--if-empty")["appended"] == 0
+    assert "empty ledger" in str(run_json(demo_env, "demo", code=1)["error"])
+
+
+def test_checkpoint_is_a_signed_c2sp_note(demo_env: dict[str, str]) -> None:
+    document = run_json(demo_env, "ledger", "checkpoint")
+    assert set(document) >= {"size", "root", "note", "public_key"}
+    body = open_checkpoint(str(document["note"]), Verifier.parse(str(document["public_key"])))
+    assert body.size == document["size"] == 9
+    assert body.root.hex() == document["root"]
+    assert str(document["note"]).split("\n")[:2] == ["argusic.local/ledger", "9"]
+
+
+def test_proof_documents(demo_env: dict[str, str]) -> None:
+    inclusion = run_json(demo_env, "ledger", "proof", "inclusion", "3", "--size", "5")
+    assert set(inclusion) == {"position", "size", "leaf_hash", "path"}
+    assert (inclusion["position"], inclusion["size"]) == (3, 5)
+    consistency = run_json(demo_env, "ledger", "proof", "consistency", "4", "9")
+    assert set(consistency) == {"first", "second", "path"}
+
+
+def test_a_position_outside_the_ledger_is_rejected(demo_env: dict[str, str]) -> None:
+    document = run_json(demo_env, "ledger", "proof", "inclusion", "10", code=1)
+    assert document["ok"] is False
+    assert "position 10" in str(document["error"])
+
+
+def test_usage_errors_exit_2(demo_env: dict[str, str]) -> None:
+    assert argusic(demo_env, "ledger", "proof", "inclusion", "x").returncode == 2
+    assert argusic(demo_env, "no-such-command").returncode == 2
+
+
+def test_a_bad_record_appends_nothing_and_is_named(demo_env: dict[str, str], tmp_path: Path) -> None:
+    records = tmp_path / "editions.jsonl"
+    records.write_text(
+        '{"kind": "edition", "version": "2.0", "drafted": "2026-11-01", "summary": "ok"}\n'
+        '{"kind": "edition", "version": "2.1", "drafted": "not a date", "summary": "bad"}\n'
+    )
+    document = run_json(demo_env, "ingest", str(records), code=1)
+    rejections = document["rejections"]
+    assert isinstance(rejections, list)
+    assert [(r["line"], "drafted" in r["reason"]) for r in rejections] == [(2, True)]
+    assert run_json(demo_env, "ledger", "checkpoint")["size"] == 9
+
+
+def test_export_lines(demo_env: dict[str, str]) -> None:
+    result = argusic(demo_env, "ledger", "export", "--after", "7")
+    lines = [json.loads(line) for line in result.stdout.splitlines()]
+    assert [line["position"] for line in lines] == [8, 9]
+    assert list(lines[0]) == ["position", "type", "stream", "version", "recorded_at", "hash", "canonical"]
+    assert lines[1]["stream"] == "edition:1.5"

@@ -1,0 +1,108 @@
+"""The read API: litestar's test client for the shapes, a real server on 127.0.0.1 for the rest."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+from litestar.testing import TestClient
+
+from api.http import create_app
+from ledger.ledger import Ledger
+from ledger.merkle import verify_inclusion
+from ledger.note import Verifier, open_checkpoint
+from tests.conftest import ARGUSIC, append_editions
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+@pytest.fixture
+def client(ledger: Ledger) -> Iterator[TestClient]:  # type: ignore[type-arg]
+    append_editions(ledger, 0, 21)
+    with TestClient(app=create_app(ledger)) as test_client:
+        yield test_client
+
+
+def test_healthz(client: TestClient) -> None:  # type: ignore[type-arg]
+    assert client.get("/healthz").json() == {"status": "ok", "size": 21}
+
+
+def test_checkpoint_and_inclusion_proof_verify(client: TestClient) -> None:  # type: ignore[type-arg]
+    checkpoint = client.get("/ledger/checkpoint").json()
+    body = open_checkpoint(checkpoint["note"], Verifier.parse(checkpoint["public_key"]))
+    proof = client.get("/ledger/proof/inclusion", params={"position": 7}).json()
+    assert proof["size"] == body.size == 21
+    verify_inclusion(6, 21, bytes.fromhex(proof["leaf_hash"]),
+                     [bytes.fromhex(h) for h in proof["path"]], body.root)
+    consistency = client.get("/ledger/proof/consistency", params={"first": 3, "second": 21}).json()
+    assert set(consistency) == {"first", "second", "path"}
+
+
+def test_errors_map_to_status_codes(client: TestClient) -> None:  # type: ignore[type-arg]
+    assert client.get("/ledger/proof/inclusion", params={"position": 22}).status_code == 404
+    assert client.get("/ledger/proof/inclusion", params={"position": "x"}).status_code == 400
+    assert client.get("/ledger/checkpoint", params={"size": 5}).status_code == 404
+    assert client.get("/methodology/editions", params={"as_of": 99}).status_code == 404
+
+
+def test_openapi_schema_lists_the_routes(client: TestClient) -> None:  # type: ignore[type-arg]
+    paths = client.get("/schema/openapi.json").json()["paths"]
+    assert {"/healthz", "/ledger/checkpoint", "/ledger/proof/inclusion",
+            "/ledger/proof/consistency", "/methodology/editions"} <= set(paths)
+
+
+def free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def wait_for(url: str, process: subprocess.Popen[bytes], seconds: float = 60) -> httpx.Response:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the server exited"
+        try:
+            return httpx.get(url, timeout=2)
+        except httpx.TransportError:
+            time.sleep(0.2)
+    pytest.fail(f"{url} did not answer within {seconds}s")
+
+
+def stop(process: subprocess.Popen[bytes]) -> None:
+    os.killpg(process.pid, signal.SIGTERM)
+    process.wait(timeout=30)
+
+
+def test_a_real_server_process_on_loopback(ledger: Ledger, cli_env: dict[str, str]) -> None:
+    append_editions(ledger, 0, 3)
+    port = free_port()
+    server = subprocess.Popen([ARGUSIC, "serve", "--port", str(port)], env=cli_env,
+                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_for(f"http://127.0.0.1:{port}/healthz", server).json() == {"status": "ok", "size": 3}
+        assert httpx.get(f"http://127.0.0.1:{port}/ledger/checkpoint").json()["size"] == 3
+    finally:
+        stop(server)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_make_run_serves_the_demo_on_port_8000(cli_env: dict[str, str]) -> None:
+    with socket.socket() as probe:
+        if probe.connect_ex(("127.0.0.1", 8000)) == 0:
+            pytest.fail("something already listens on 127.0.0.1:8000; `make run` needs the port")
+    server = subprocess.Popen(["make", "-s", "run"], cwd=ROOT, env=cli_env, start_new_session=True,
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        assert wait_for("http://127.0.0.1:8000/healthz", server, 300).json()["size"] == 9
+        editions = httpx.get("http://127.0.0.1:8000/methodology/editions").json()["editions"]
+        assert editions[5]["version"] == "1.2"
+    finally:
+        stop(server)

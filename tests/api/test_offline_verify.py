@@ -1,0 +1,135 @@
+"""The standalone verifier, run the way an auditor runs it: three copied files, the
+standard library and `cryptography`, no database."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import cryptography
+import pytest
+
+from tests.conftest import append_editions, argusic
+
+ROOT = Path(__file__).resolve().parents[2]
+FILES = ("merkle.py", "note.py", "offline_verify.py")
+
+
+@pytest.fixture
+def auditor(tmp_path: Path) -> Path:
+    """A folder with only the verifier's files and `cryptography` (with its cffi backend)."""
+    (tmp_path / "ledger").mkdir()
+    (tmp_path / "ledger" / "__init__.py").touch()
+    for name in FILES:
+        shutil.copy(ROOT / "ledger" / name, tmp_path / "ledger" / name)
+    site = tmp_path / "site"
+    site.mkdir()
+    packages = Path(cryptography.__file__).parents[1]
+    for entry in [packages / "cryptography", *packages.glob("_cffi_backend*")]:
+        (site / entry.name).symlink_to(entry)
+    return tmp_path
+
+
+def offline(folder: Path, *args: str) -> tuple[int, dict[str, object]]:
+    result = subprocess.run(
+        [sys.executable, "-S", "-m", "ledger.offline_verify", *args], cwd=folder,
+        env={"PYTHONPATH": f"{folder}:{folder / 'site'}"}, capture_output=True, text=True, check=False,
+    )
+    assert result.stdout, result.stderr
+    return result.returncode, json.loads(result.stdout)
+
+
+def test_the_verifier_imports_only_the_standard_library_and_cryptography() -> None:
+    allowed = set(sys.stdlib_module_names) | {"cryptography", "ledger"}
+    for name in FILES:
+        tree = ast.parse((ROOT / "ledger" / name).read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.module:
+                assert node.module.split(".")[0] in allowed, node.module
+                if node.module.startswith("ledger"):
+                    assert node.module in ("ledger.merkle", "ledger.note"), node.module
+            elif isinstance(node, ast.Import):
+                assert all(a.name.split(".")[0] in allowed for a in node.names)
+
+
+@pytest.fixture
+def published(ledger, cli_env: dict[str, str], tmp_path: Path) -> dict[str, str]:  # type: ignore[no-untyped-def]
+    for start in range(0, 37, 6):
+        append_editions(ledger, start, 6)
+    out = tmp_path / "published"
+    out.mkdir()
+    files = {
+        "export": argusic(cli_env, "ledger", "export").stdout,
+        "checkpoint": argusic(cli_env, "ledger", "checkpoint", "--json").stdout,
+        "old": argusic(cli_env, "ledger", "checkpoint", "--size", "18", "--json").stdout,
+        "inclusion": argusic(cli_env, "ledger", "proof", "inclusion", "11", "--json").stdout,
+        "consistency": argusic(cli_env, "ledger", "proof", "consistency", "18", "42", "--json").stdout,
+    }
+    paths = {}
+    for name, text in files.items():
+        (out / name).write_text(text)
+        paths[name] = str(out / name)
+    paths["key"] = json.loads(files["checkpoint"])["public_key"]
+    return paths
+
+
+def test_an_export_its_checkpoint_and_proofs_verify_offline(auditor: Path, published: dict[str, str]) -> None:
+    code, result = offline(
+        auditor, "--key", published["key"], "--checkpoint", published["checkpoint"],
+        "--export", published["export"], "--inclusion", published["inclusion"],
+        "--consistency", published["consistency"], "--old-checkpoint", published["old"],
+    )
+    assert (code, result["ok"]) == (0, True), result
+    assert len(result["checked"]) == 5  # type: ignore[arg-type]
+
+
+def test_a_forged_checkpoint_signature_is_rejected(auditor: Path, published: dict[str, str]) -> None:
+    document = json.loads(Path(published["checkpoint"]).read_text())
+    head, _, signature_line = document["note"].rstrip("\n").rpartition("\n")
+    name, encoded = signature_line.rsplit(" ", 1)
+    forged_signature = encoded[:20] + ("A" if encoded[20] != "A" else "B") + encoded[21:]
+    document["note"] = f"{head}\n{name} {forged_signature}\n"
+    Path(published["checkpoint"]).write_text(json.dumps(document))
+    code, result = offline(auditor, "--key", published["key"], "--checkpoint", published["checkpoint"])
+    assert (code, result["ok"]) == (3, False)
+    assert "does not verify" in str(result["error"])
+
+
+def test_a_checkpoint_signed_by_another_key_is_rejected(auditor: Path, published: dict[str, str]) -> None:
+    other = "argusic.local/ledger+00000000+AQ" + "A" * 42 + "="
+    code, result = offline(auditor, "--key", other, "--checkpoint", published["checkpoint"])
+    assert code == 3
+
+
+def test_a_wrong_inclusion_proof_is_rejected(auditor: Path, published: dict[str, str]) -> None:
+    proof = json.loads(Path(published["inclusion"]).read_text())
+    proof["path"][2] = "00" * 32
+    Path(published["inclusion"]).write_text(json.dumps(proof))
+    code, result = offline(auditor, "--key", published["key"], "--checkpoint", published["checkpoint"],
+                           "--inclusion", published["inclusion"])
+    assert (code, result["ok"]) == (3, False)
+
+
+def test_an_inclusion_proof_for_another_event_is_rejected(auditor: Path, published: dict[str, str]) -> None:
+    proof = json.loads(Path(published["inclusion"]).read_text())
+    proof["position"] = 12
+    Path(published["inclusion"]).write_text(json.dumps(proof))
+    code, _ = offline(auditor, "--key", published["key"], "--checkpoint", published["checkpoint"],
+                      "--export", published["export"], "--inclusion", published["inclusion"])
+    assert code == 3
+
+
+def test_a_doctored_export_is_rejected(auditor: Path, published: dict[str, str]) -> None:
+    lines = Path(published["export"]).read_text().splitlines()
+    entry = json.loads(lines[5])
+    entry["canonical"] = entry["canonical"].replace("test edition", "test editiom")
+    lines[5] = json.dumps(entry)
+    Path(published["export"]).write_text("\n".join(lines) + "\n")
+    code, result = offline(auditor, "--key", published["key"], "--checkpoint", published["checkpoint"],
+                           "--export", published["export"])
+    assert code == 3
+    assert "event 6" in str(result["error"])

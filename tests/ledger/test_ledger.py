@@ -1,0 +1,89 @@
+"""The ledger on both backends: append, read back, hashes, positions, roots and proofs, all
+recomputed from RFC 9162's recursive definitions (tests/ledger/rfc9162.py)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import pytest
+from eventsourcing.persistence import IntegrityError
+
+from ledger.ledger import Ledger, NewEvent
+from ledger.merkle import verify_consistency, verify_inclusion
+from ledger.note import open_checkpoint
+from ledger.verify import verify
+from tests.conftest import append_editions, edition
+from tests.ledger.rfc9162 import Tree
+
+
+def stored(book: Ledger) -> list[bytes]:
+    rows = list(book.rows())
+    assert [r[0] for r in rows] == list(range(1, len(rows) + 1)), "positions are 1..n, no gaps"
+    for row in rows:
+        assert row[5] == hashlib.sha256(row[4]).digest(), f"hash of position {row[0]}"
+    return [r[4] for r in rows]
+
+
+def test_every_size_from_1_to_70_has_the_rfc_root_and_proofs(ledger: Ledger) -> None:
+    for n in range(70):
+        append_editions(ledger, n, 1)
+    reference = Tree(stored(ledger))
+    verifier = ledger.recorder.sealer.verifier
+    for n in range(1, 71):
+        checkpoint = ledger.checkpoint(n)
+        assert checkpoint.root == reference.mth(0, n)
+        body = open_checkpoint(checkpoint.note, verifier)
+        assert (body.size, body.root) == (n, reference.mth(0, n))
+        for position in range(1, n + 1):
+            proof = ledger.inclusion_proof(position, n)
+            path = [bytes.fromhex(h) for h in proof.path]
+            assert path == reference.path(position - 1, 0, n)
+            assert proof.leaf_hash == reference.mth(position - 1, position).hex()
+            verify_inclusion(position - 1, n, bytes.fromhex(proof.leaf_hash), path, checkpoint.root)
+        for first in range(1, n + 1):
+            path = [bytes.fromhex(h) for h in ledger.consistency_proof(first, n).path]
+            assert path == reference.proof(first, n)
+            verify_consistency(first, n, reference.mth(0, first), checkpoint.root, path)
+
+
+def test_batches_of_any_size_give_the_same_tree(ledger: Ledger) -> None:
+    start = 0
+    for size in (1, 15, 16, 17, 33, 100, 2):
+        append_editions(ledger, start, size)
+        start += size
+        reference = Tree(stored(ledger))
+        assert ledger.checkpoint().root == reference.mth(0, start)
+        assert ledger.root(start) == reference.mth(0, start)
+    assert verify(ledger).ok
+
+
+def test_events_read_back_as_appended(ledger: Ledger) -> None:
+    events = [edition(n) for n in range(5)]
+    ledger.append([NewEvent(e, 1) for e in events])
+    assert [r.event for r in ledger.events()] == events
+    assert [r.position for r in ledger.events(after=2, upto=4)] == [3, 4]
+    assert [r.event for r in ledger.stream(events[3].stream)] == [events[3]]
+
+
+def test_a_conflicting_version_refuses_the_whole_batch(ledger: Ledger) -> None:
+    append_editions(ledger, 0, 3)
+    before = ledger.checkpoint()
+    with pytest.raises(IntegrityError):
+        ledger.append([NewEvent(edition(10), 1), NewEvent(edition(1), 1), NewEvent(edition(11), 1)])
+    assert ledger.checkpoint() == before
+    assert len(stored(ledger)) == 3
+    ledger.append([NewEvent(edition(1), 2)])
+    assert ledger.size() == 4
+    assert verify(ledger).ok
+
+
+def test_proofs_outside_the_ledger_are_refused(ledger: Ledger) -> None:
+    append_editions(ledger, 0, 4)
+    with pytest.raises(LookupError):
+        ledger.inclusion_proof(5)
+    with pytest.raises(LookupError):
+        ledger.inclusion_proof(0)
+    with pytest.raises(LookupError):
+        ledger.consistency_proof(2, 5)
+    with pytest.raises(LookupError):
+        ledger.checkpoint(7)

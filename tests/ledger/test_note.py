@@ -1,0 +1,78 @@
+"""Signed notes and checkpoints: the Go reference vectors, and every mutation rejected."""
+
+from __future__ import annotations
+
+import pytest
+
+from ledger.note import CheckpointBody, NoteError, Signer, Verifier, open_checkpoint, open_note
+
+# golang.org/x/mod/sumdb/note, example_test.go
+SKEY = "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz"
+VKEY = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
+TEXT = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n"
+NOTE = TEXT + "\n\u2014 PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n"
+
+
+def test_signing_matches_the_reference_byte_for_byte() -> None:
+    signer = Signer.parse(SKEY)
+    assert str(signer.verifier) == VKEY
+    assert str(signer) == SKEY
+    assert signer.sign(TEXT) == NOTE
+
+
+def test_the_reference_note_opens() -> None:
+    assert open_note(NOTE, Verifier.parse(VKEY)) == TEXT
+
+
+def test_every_byte_flip_of_the_note_is_rejected() -> None:
+    verifier = Verifier.parse(VKEY)
+    encoded = NOTE.encode()
+    for i in range(len(encoded)):
+        mutated = bytearray(encoded)
+        mutated[i] ^= 0x01
+        try:
+            text = bytes(mutated).decode()
+        except UnicodeDecodeError:
+            continue  # not a note at all
+        with pytest.raises(NoteError):
+            open_note(text, verifier)
+
+
+def test_a_note_signed_by_another_key_is_rejected() -> None:
+    other = Signer.generate("PeterNeumann")
+    with pytest.raises(NoteError, match="no signature by PeterNeumann"):
+        open_note(other.sign(TEXT), Verifier.parse(VKEY))
+
+
+@pytest.mark.parametrize(
+    "key",
+    [
+        VKEY.replace("c74f20a3", "c74f20a4"),  # key id does not match
+        VKEY.replace("PeterNeumann", "Peter Neumann"),  # space in the name
+        VKEY[:-4],  # truncated key
+        "PeterNeumann+c74f20a3",  # no key
+        VKEY.replace("+ARpc", "+AhQc"),  # wrong algorithm byte
+    ],
+)
+def test_mangled_verifier_keys_are_refused(key: str) -> None:
+    with pytest.raises(NoteError):
+        Verifier.parse(key)
+
+
+def test_checkpoint_round_trip_and_forgery() -> None:
+    signer = Signer.generate("argusic.test/log")
+    body = CheckpointBody("argusic.test/log", 42, bytes(range(32)))
+    note = signer.sign(body.text())
+    assert open_checkpoint(note, signer.verifier) == body
+    forged = note.replace("\n42\n", "\n43\n")
+    with pytest.raises(NoteError):
+        open_checkpoint(forged, signer.verifier)
+
+
+@pytest.mark.parametrize(
+    "text",
+    ["origin\n12\n", "origin\n012\nAAAA\n", "origin\nx\nAAAA\n", "\n1\n" + "A" * 44 + "\n", "origin\n1\nAAAA\n"],
+)
+def test_malformed_checkpoint_bodies_are_refused(text: str) -> None:
+    with pytest.raises(NoteError):
+        CheckpointBody.parse(text)

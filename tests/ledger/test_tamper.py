@@ -1,0 +1,122 @@
+"""An attacker with database access: the database refuses changes while its triggers stand,
+and `argusic ledger verify` names the first bad position once they are dropped."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from api.wiring import Settings
+from ledger.ledger import Ledger
+from tests.conftest import append_editions, argusic, is_postgres, raw_execute
+
+EVENTS = 40
+
+
+@pytest.fixture
+def filled(ledger: Ledger) -> Ledger:
+    for start in range(0, EVENTS, 8):
+        append_editions(ledger, start, 8)
+    return ledger
+
+
+def drop_triggers(settings: Settings, table: str) -> None:
+    if is_postgres(settings):
+        raw_execute(settings, f"DROP TRIGGER {table}_append_only ON {table}")
+    else:
+        raw_execute(settings, f"DROP TRIGGER {table}_no_update", f"DROP TRIGGER {table}_no_delete")
+
+
+def verify_json(cli_env: dict[str, str]) -> tuple[int, dict[str, object]]:
+    result = argusic(cli_env, "ledger", "verify", "--json")
+    return result.returncode, json.loads(result.stdout)
+
+
+def flip_one_byte(settings: Settings, position: int) -> str:
+    if is_postgres(settings):
+        return (f"UPDATE ledger_events SET canonical = overlay(canonical placing "
+                f"'\\x58'::bytea from 30 for 1) WHERE position = {position}")
+    return (f"UPDATE ledger_events SET canonical = CAST(substr(canonical, 1, 29) || X'58' || "
+            f"substr(canonical, 31) AS BLOB) WHERE position = {position}")
+
+
+@pytest.mark.parametrize(
+    "statement",
+    [
+        "UPDATE ledger_events SET type = 'Forged' WHERE position = 3",
+        "DELETE FROM ledger_events WHERE position = 3",
+        "UPDATE ledger_checkpoints SET note = 'forged' WHERE size = 8",
+        "DELETE FROM ledger_merkle_nodes",
+        "DELETE FROM ledger_keys",
+    ],
+)
+def test_the_database_refuses_updates_and_deletes(filled: Ledger, settings: Settings, statement: str) -> None:
+    with pytest.raises(Exception, match="append-only"):
+        raw_execute(settings, statement)
+
+
+# SQLite has no TRUNCATE: its DELETE trigger covers DELETE without WHERE (tested above).
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+@pytest.mark.parametrize("table", ["ledger_events", "ledger_merkle_nodes", "ledger_checkpoints"])
+def test_postgres_refuses_truncate(filled: Ledger, settings: Settings, table: str) -> None:
+    with pytest.raises(Exception, match="append-only"):
+        raw_execute(settings, f"TRUNCATE {table}")
+
+
+def test_verify_passes_on_an_untouched_ledger(filled: Ledger, cli_env: dict[str, str]) -> None:
+    code, report = verify_json(cli_env)
+    assert code == 0
+    assert report["ok"] is True
+    assert report["size"] == EVENTS
+    assert report["first_bad_position"] is None
+
+
+@pytest.mark.parametrize("position", [1, 5, 17, EVENTS])
+def test_one_changed_byte_is_named(filled: Ledger, settings: Settings, cli_env: dict[str, str],
+                                   position: int) -> None:
+    drop_triggers(settings, "ledger_events")
+    raw_execute(settings, flip_one_byte(settings, position))
+    code, report = verify_json(cli_env)
+    assert code == 3
+    assert report["ok"] is False
+    assert report["first_bad_position"] == position
+
+
+@pytest.mark.parametrize("position", [1, 7, EVENTS])
+def test_a_deleted_row_is_named(filled: Ledger, settings: Settings, cli_env: dict[str, str],
+                                position: int) -> None:
+    drop_triggers(settings, "ledger_events")
+    raw_execute(settings, f"DELETE FROM ledger_events WHERE position = {position}")
+    code, report = verify_json(cli_env)
+    assert code == 3
+    assert report["first_bad_position"] == position
+
+
+def test_a_rewritten_event_with_a_matching_hash_is_caught_by_the_signed_root(
+    filled: Ledger, settings: Settings, cli_env: dict[str, str]
+) -> None:
+    drop_triggers(settings, "ledger_events")
+    raw_execute(settings, flip_one_byte(settings, 12),
+                "UPDATE ledger_events SET hash = sha256(canonical) WHERE position = 12")
+    code, report = verify_json(cli_env)
+    assert code == 3
+    assert report["first_bad_position"] == 16  # the first signed checkpoint covering it
+
+
+def test_a_forged_checkpoint_is_named(filled: Ledger, settings: Settings, cli_env: dict[str, str]) -> None:
+    drop_triggers(settings, "ledger_checkpoints")
+    raw_execute(settings, "UPDATE ledger_checkpoints SET note = replace(note, '\n24\n', '\n25\n') WHERE size = 24")
+    code, report = verify_json(cli_env)
+    assert code == 3
+    assert report["first_bad_position"] == 24
+
+
+def test_an_inserted_event_under_no_checkpoint_is_named(
+    filled: Ledger, settings: Settings, cli_env: dict[str, str]
+) -> None:
+    raw_execute(settings, "INSERT INTO ledger_events SELECT position + 1, stream || 'x', version, type, "
+                          f"canonical, hash FROM ledger_events WHERE position = {EVENTS}")
+    code, report = verify_json(cli_env)
+    assert code == 3
+    assert report["first_bad_position"] == EVENTS + 1

@@ -1,0 +1,82 @@
+"""Code run in child processes by the crash and concurrency tests."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from datetime import date
+from typing import Any
+
+from eventsourcing.persistence import IntegrityError
+
+from api.wiring import Settings, open_ledger
+from domain.events import EditionDrafted
+from ledger.ledger import NewEvent
+
+BATCH = 2_000
+
+
+def crash_child() -> None:
+    """Append batches; after the third batch's rows are inserted, say so and hang uncommitted."""
+    ledger = open_ledger(Settings.from_env())
+    recorder = ledger.recorder
+    real_insert = recorder._insert
+    batches = 0
+
+    def insert_then_hang(*args: Any) -> None:
+        nonlocal batches
+        real_insert(*args)
+        batches += 1
+        if batches == 3:
+            print("INSERTED, NOT COMMITTED", flush=True)
+            time.sleep(60)
+
+    recorder._insert = insert_then_hang  # type: ignore[method-assign]
+    for b in range(3):
+        ledger.append([NewEvent(EditionDrafted(version=f"{b}.{i}", drafted=date(2026, 9, 1),
+                                               summary="crash"), 1) for i in range(BATCH)])
+
+
+def writer(worker: int, rounds: int, shared_streams: int) -> tuple[int, int]:
+    """Append to a stream of its own and to streams every worker shares; return what it wrote."""
+    ledger = open_ledger(Settings.from_env())
+    own = shared = 0
+    for i in range(rounds):
+        events = [NewEvent(EditionDrafted(version=f"{worker}.{i}.{j}", drafted=date(2026, 9, 1),
+                                          summary="own"), 1) for j in range(5)]
+        ledger.append(events)
+        own += len(events)
+        target = f"shared.{i % shared_streams}"
+        while True:  # optimistic concurrency: read the version, append the next, retry on conflict
+            version = len(ledger.stream(f"edition:{target}")) + 1
+            try:
+                ledger.append([NewEvent(EditionDrafted(version=target, drafted=date(2026, 9, 1),
+                                                       summary=f"by {worker}"), version)])
+                shared += 1
+                break
+            except IntegrityError:
+                continue
+    ledger.recorder.close()
+    return own, shared
+
+
+def contender(worker: int, start_at: float) -> bool:
+    """Append nine events of its own plus version 1 of one contested stream, all at once."""
+    ledger = open_ledger(Settings.from_env())
+    batch = [NewEvent(EditionDrafted(version=f"c{worker}.{j}", drafted=date(2026, 9, 1),
+                                     summary="mine"), 1) for j in range(9)]
+    batch.insert(4, NewEvent(EditionDrafted(version="contested", drafted=date(2026, 9, 1),
+                                            summary=f"by {worker}"), 1))
+    time.sleep(max(0.0, start_at - time.time()))
+    try:
+        ledger.append(batch)
+    except IntegrityError:
+        return False
+    finally:
+        ledger.recorder.close()
+    return True
+
+
+if __name__ == "__main__":
+    sys.exit(crash_child() if sys.argv[1:] == ["crash"] else os.EX_USAGE)
