@@ -6,7 +6,11 @@ from litestar import Litestar, Request, Response, get
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.params import FromQuery
-from litestar.status_codes import HTTP_400_BAD_REQUEST, HTTP_404_NOT_FOUND, HTTP_500_INTERNAL_SERVER_ERROR
+from litestar.status_codes import (
+    HTTP_400_BAD_REQUEST,
+    HTTP_404_NOT_FOUND,
+    HTTP_500_INTERNAL_SERVER_ERROR,
+)
 
 from api import service
 from ledger.ledger import ConsistencyProof, InclusionProof, Ledger, LedgerIntegrityError
@@ -36,7 +40,9 @@ def inclusion_proof(
 
 
 @get("/ledger/proof/consistency", sync_to_thread=True)
-def consistency_proof(state: State, first: FromQuery[int], second: FromQuery[int]) -> ConsistencyProof:
+def consistency_proof(
+    state: State, first: FromQuery[int], second: FromQuery[int]
+) -> ConsistencyProof:
     return _ledger(state).consistency_proof(first, second)
 
 

@@ -90,5 +90,6 @@ def ingest(ledger: Ledger, paths: Sequence[Path]) -> IngestReport:
     if rejections:
         raise IngestRejected(rejections)
     size = ledger.append([NewEvent(e, 1) for e in decided]).size if decided else ledger.size()
-    return IngestReport(records=count, appended=len(decided), unchanged=count - len(decided),
-                        ledger_size=size)
+    return IngestReport(
+        records=count, appended=len(decided), unchanged=count - len(decided), ledger_size=size
+    )

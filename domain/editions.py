@@ -13,8 +13,9 @@ from domain.rejections import Rejected
 Version = Annotated[str, msgspec.Meta(pattern=r"^\d+\.\d+$")]
 
 
-class EditionRecord(msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="kind",
-                    tag="edition"):
+class EditionRecord(
+    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="kind", tag="edition"
+):
     """Input: one edition of the changelog, as written down."""
 
     version: Version

@@ -11,7 +11,7 @@ from datetime import datetime
 
 import msgspec
 
-from domain.events import DomainEvent, require_utc
+from domain.events import DomainEvent
 
 
 class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
@@ -21,9 +21,6 @@ class Envelope(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=
     recorded_at: datetime
     stream: str
     version: int
-
-    def __post_init__(self) -> None:
-        require_utc("Envelope", "recorded_at", self.recorded_at)
 
 
 class _EventType(msgspec.Struct):

@@ -8,9 +8,8 @@ from datetime import datetime
 from typing import NamedTuple
 
 import msgspec
-from eventsourcing.persistence import StoredEvent
 
-from domain.events import DomainEvent
+from domain.events import DomainEvent, require_utc
 from ledger import codec
 from ledger.merkle import (
     Range,
@@ -72,15 +71,15 @@ class Ledger:
     def append(self, new_events: Sequence[NewEvent]) -> Checkpoint:
         """Append the events as one batch: all are recorded, with a checkpoint, or none."""
         recorded_at = self.clock()
-        stored = []
+        require_utc("Ledger", "clock", recorded_at)
+        entries = []
         for event, version in new_events:
+            stream = event.stream
             envelope = codec.Envelope(
-                event=event, recorded_at=recorded_at, stream=event.stream, version=version
+                event=event, recorded_at=recorded_at, stream=stream, version=version
             )
-            stored.append(
-                StoredEvent(event.stream, version, codec.event_type(event), codec.encode(envelope))
-            )
-        return self.recorder.append(stored)
+            entries.append((stream, version, codec.event_type(event), codec.encode(envelope)))
+        return self.recorder.append(entries)
 
     # --- reading ---
 
@@ -106,7 +105,9 @@ class Ledger:
     def checkpoint(self, size: int | None = None) -> Checkpoint:
         checkpoint = self.recorder.checkpoint(size)
         if checkpoint is None:
-            what = "the ledger has no checkpoint" if size is None else f"no checkpoint of size {size}"
+            what = (
+                "the ledger has no checkpoint" if size is None else f"no checkpoint of size {size}"
+            )
             raise LookupError(what)
         return checkpoint
 
@@ -120,7 +121,10 @@ class Ledger:
         plan = inclusion_plan(position - 1, size)
         hashes = self._range_hashes([(position - 1, position), *plan])
         return InclusionProof(
-            position=position, size=size, leaf_hash=hashes[0].hex(), path=[h.hex() for h in hashes[1:]]
+            position=position,
+            size=size,
+            leaf_hash=hashes[0].hex(),
+            path=[h.hex() for h in hashes[1:]],
         )
 
     def consistency_proof(self, first: int, second: int) -> ConsistencyProof:
@@ -145,7 +149,9 @@ class Ledger:
         """MTH of each range, reading each perfect subtree once: a stored node from
         KEEP_FROM_LEVEL up, the leaves themselves below."""
         perfect = {p for r in ranges for p in perfect_ranges(*r)}
-        stored = [(_level(a, b), a >> _level(a, b)) for a, b in perfect if _level(a, b) >= KEEP_FROM_LEVEL]
+        stored = [
+            (_level(a, b), a >> _level(a, b)) for a, b in perfect if _level(a, b) >= KEEP_FROM_LEVEL
+        ]
         nodes = self.recorder.node_hashes(stored)
         known: dict[Range, bytes] = {}
         for a, b in perfect:

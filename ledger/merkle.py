@@ -162,7 +162,9 @@ def root_from_inclusion(index: int, size: int, leaf: bytes, path: Sequence[bytes
     return r
 
 
-def verify_inclusion(index: int, size: int, leaf: bytes, path: Sequence[bytes], root: bytes) -> None:
+def verify_inclusion(
+    index: int, size: int, leaf: bytes, path: Sequence[bytes], root: bytes
+) -> None:
     """Raise ProofError unless `path` proves leaf hash `leaf` at `index` in the tree `root`."""
     if root_from_inclusion(index, size, leaf, path) != root:
         raise ProofError(f"inclusion path of leaf {index} does not lead to the root of size {size}")

@@ -21,7 +21,14 @@ import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
 
-from ledger.merkle import ProofError, extend, leaf_hash, root_from_frontier, verify_consistency, verify_inclusion
+from ledger.merkle import (
+    ProofError,
+    extend,
+    leaf_hash,
+    root_from_frontier,
+    verify_consistency,
+    verify_inclusion,
+)
 from ledger.note import CheckpointBody, NoteError, Verifier, open_checkpoint
 
 
@@ -56,7 +63,12 @@ def check_export(
         if hashlib.sha256(canonical).hexdigest() != entry["hash"]:
             raise Failed(f"event {entry['position']}: hash does not match its canonical bytes")
         envelope = json.loads(canonical)
-        said = (envelope["stream"], envelope["version"], envelope["event"]["type"], envelope["recorded_at"])
+        said = (
+            envelope["stream"],
+            envelope["version"],
+            envelope["event"]["type"],
+            envelope["recorded_at"],
+        )
         if said != (entry["stream"], entry["version"], entry["type"], entry["recorded_at"]):
             raise Failed(f"event {entry['position']}: line fields differ from its canonical bytes")
         leaf = leaf_hash(canonical)
@@ -103,7 +115,9 @@ def run(args: argparse.Namespace) -> list[str]:
     return checked
 
 
-def check_inclusion(proof: dict[str, object], head: CheckpointBody, leaves: dict[int, bytes]) -> None:
+def check_inclusion(
+    proof: dict[str, object], head: CheckpointBody, leaves: dict[int, bytes]
+) -> None:
     position, size = int(proof["position"]), int(proof["size"])  # type: ignore[call-overload]
     leaf = bytes.fromhex(str(proof["leaf_hash"]))
     if size != head.size:
@@ -114,7 +128,9 @@ def check_inclusion(proof: dict[str, object], head: CheckpointBody, leaves: dict
     verify_inclusion(position - 1, size, leaf, path, head.root)
 
 
-def check_consistency(proof: dict[str, object], head: CheckpointBody, roots: dict[int, bytes]) -> None:
+def check_consistency(
+    proof: dict[str, object], head: CheckpointBody, roots: dict[int, bytes]
+) -> None:
     first, second = int(proof["first"]), int(proof["second"])  # type: ignore[call-overload]
     if second != head.size:
         raise Failed(f"consistency proof ends at size {second}, the checkpoint has {head.size}")
@@ -125,8 +141,11 @@ def check_consistency(proof: dict[str, object], head: CheckpointBody, roots: dic
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="python -m ledger.offline_verify", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m ledger.offline_verify",
+        description=__doc__,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
     parser.add_argument("--key", required=True, help="the ledger's verifier key string")
     parser.add_argument("--checkpoint", required=True, type=Path)
     parser.add_argument("--export", type=Path)

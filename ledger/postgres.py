@@ -15,7 +15,7 @@ from ledger.sealing import Checkpoint
 from ledger.store import LedgerRecorder, Migration, NodeRow, Row
 
 _ROW = "SELECT position, stream, version, type, canonical, hash FROM ledger_events "
-_CHECKPOINT = "SELECT size, root, note, sealed_at, frontier FROM ledger_checkpoints "
+_CHECKPOINT = "SELECT size, previous, root, note, sealed_at, frontier FROM ledger_checkpoints "
 _MIGRATION_LOCK = 0x61726775  # pg_advisory_xact_lock key: "argu"
 _PAGE = 10_000
 
@@ -35,9 +35,14 @@ class PostgresLedgerDatastore(PostgresDatastore):
 
 
 def _checkpoint(row: Sequence[Any]) -> Checkpoint:
-    size, root, note, sealed_at, frontier = row
+    size, previous, root, note, sealed_at, frontier = row
     return Checkpoint(
-        size=size, root=bytes(root), note=note, sealed_at=sealed_at, frontier=bytes(frontier)
+        size=size,
+        previous=previous,
+        root=bytes(root),
+        note=note,
+        sealed_at=sealed_at,
+        frontier=bytes(frontier),
     )
 
 
@@ -62,11 +67,10 @@ class PostgresLedgerRecorder(LedgerRecorder):
 
     @contextmanager
     def _write_transaction(self) -> Iterator[Cursor[Any]]:
-        with self._transaction() as cursor:
-            # EXCLUSIVE lets readers in but queues every other writer: positions stay gapless
-            # and commit in the order they were given.
-            cursor.execute("LOCK TABLE ledger_events IN EXCLUSIVE MODE")
-            yield cursor
+        # Pipelined: BEGIN, the inserts and COMMIT go in one round trip, and the server stores
+        # the events while the tree is being extended. Errors surface when the pipeline syncs.
+        with self.datastore.get_connection() as conn, conn.pipeline(), conn.transaction():
+            yield conn.cursor(row_factory=tuple_row)
 
     def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self.datastore.get_connection() as conn:
@@ -90,7 +94,9 @@ class PostgresLedgerRecorder(LedgerRecorder):
                 "CREATE TABLE IF NOT EXISTS schema_migrations (version integer PRIMARY KEY, "
                 "name text NOT NULL, sha256 text NOT NULL)"
             )
-            cursor.execute("SELECT 1 FROM schema_migrations WHERE version = %s", (migration.version,))
+            cursor.execute(
+                "SELECT 1 FROM schema_migrations WHERE version = %s", (migration.version,)
+            )
             if cursor.fetchone():
                 return False
             cursor.execute(migration.sql.encode())
@@ -102,32 +108,34 @@ class PostgresLedgerRecorder(LedgerRecorder):
 
     # --- writing ---
 
-    def _head_or_none(self, cursor: Cursor[Any]) -> Checkpoint | None:
-        cursor.execute(_CHECKPOINT + "ORDER BY size DESC LIMIT 1", prepare=True)
-        row = cursor.fetchone()
-        return None if row is None else _checkpoint(row)
+    def _insert_events(self, cursor: Cursor[Any], events: list[Row]) -> None:
+        cursor.execute(
+            "INSERT INTO ledger_events SELECT * FROM unnest("
+            "%b::bigint[], %b::text[], %b::bigint[], %b::text[], %b::bytea[], %b::bytea[])",
+            [list(column) for column in zip(*events, strict=True)],
+            prepare=True,
+        )
 
-    def _insert(
-        self, cursor: Cursor[Any], events: list[Row], nodes: list[NodeRow], checkpoint: Checkpoint
+    def _insert_seal(
+        self, cursor: Cursor[Any], nodes: list[NodeRow], checkpoint: Checkpoint
     ) -> None:
-        if events:
-            cursor.execute(
-                "INSERT INTO ledger_events SELECT * FROM unnest("
-                "%s::bigint[], %s::text[], %s::bigint[], %s::text[], %s::bytea[], %s::bytea[])",
-                [list(column) for column in zip(*events, strict=True)],
-                prepare=True,
-            )
         if nodes:
             cursor.execute(
                 "INSERT INTO ledger_merkle_nodes SELECT * FROM unnest("
-                "%s::smallint[], %s::bigint[], %s::bytea[])",
+                "%b::smallint[], %b::bigint[], %b::bytea[])",
                 [list(column) for column in zip(*nodes, strict=True)],
                 prepare=True,
             )
         cursor.execute(
-            "INSERT INTO ledger_checkpoints VALUES (%s, %s, %s, %s, %s)",
-            (checkpoint.size, checkpoint.root, checkpoint.note, checkpoint.sealed_at,
-             checkpoint.frontier),
+            "INSERT INTO ledger_checkpoints VALUES (%b, %b, %b, %b, %b, %b)",
+            (
+                checkpoint.size,
+                checkpoint.previous,
+                checkpoint.root,
+                checkpoint.note,
+                checkpoint.sealed_at,
+                checkpoint.frontier,
+            ),
             prepare=True,
         )
 
@@ -152,7 +160,9 @@ class PostgresLedgerRecorder(LedgerRecorder):
         return [_row(r) for r in rows]
 
     def select_stream(self, stream: str) -> list[Row]:
-        return [_row(r) for r in self._fetchall(_ROW + "WHERE stream = %s ORDER BY version", (stream,))]
+        return [
+            _row(r) for r in self._fetchall(_ROW + "WHERE stream = %s ORDER BY version", (stream,))
+        ]
 
     def checkpoint(self, size: int | None = None) -> Checkpoint | None:
         if size is None:
@@ -162,7 +172,9 @@ class PostgresLedgerRecorder(LedgerRecorder):
         return _checkpoint(rows[0]) if rows else None
 
     def select_checkpoints(self, after: int, limit: int) -> list[Checkpoint]:
-        rows = self._fetchall(_CHECKPOINT + "WHERE size > %s ORDER BY size LIMIT %s", (after, limit))
+        rows = self._fetchall(
+            _CHECKPOINT + "WHERE size > %s ORDER BY size LIMIT %s", (after, limit)
+        )
         return [_checkpoint(r) for r in rows]
 
     def node_hashes(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:

@@ -17,6 +17,7 @@ class Checkpoint(msgspec.Struct, frozen=True, kw_only=True):
     """A sealed tree head as stored: the signed note, and the frontier the next append extends."""
 
     size: int
+    previous: int | None
     root: bytes
     note: str
     sealed_at: str
@@ -37,11 +38,13 @@ class Sealer:
     def verifier(self) -> Verifier:
         return self.signer.verifier
 
-    def seal(self, size: int, frontier: Sequence[bytes]) -> Checkpoint:
+    def seal(self, size: int, frontier: Sequence[bytes], previous: int | None) -> Checkpoint:
+        """Sign the tree of `size` leaves, which extends the checkpoint of size `previous`."""
         root = root_from_frontier(frontier)
         body = CheckpointBody(self.signer.name, size, root)
         return Checkpoint(
             size=size,
+            previous=previous,
             root=root,
             note=self.signer.sign(body.text()),
             sealed_at=utc_text(self.clock()),

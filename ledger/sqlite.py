@@ -14,7 +14,7 @@ from ledger.sealing import Checkpoint, Sealer
 from ledger.store import LedgerRecorder, Migration, NodeRow, Row
 
 _ROW = "SELECT position, stream, version, type, canonical, hash FROM ledger_events "
-_CHECKPOINT = "SELECT size, root, note, sealed_at, frontier FROM ledger_checkpoints "
+_CHECKPOINT = "SELECT size, previous, root, note, sealed_at, frontier FROM ledger_checkpoints "
 _CREATE_MIGRATIONS = (
     "CREATE TABLE IF NOT EXISTS schema_migrations "
     "(version INTEGER PRIMARY KEY, name TEXT NOT NULL, sha256 TEXT NOT NULL)"
@@ -36,8 +36,10 @@ def _translated() -> Iterator[None]:
 def _checkpoint(row: Sequence[Any] | None) -> Checkpoint | None:
     if row is None:
         return None
-    size, root, note, sealed_at, frontier = row
-    return Checkpoint(size=size, root=root, note=note, sealed_at=sealed_at, frontier=frontier)
+    size, previous, root, note, sealed_at, frontier = row
+    return Checkpoint(
+        size=size, previous=previous, root=root, note=note, sealed_at=sealed_at, frontier=frontier
+    )
 
 
 def _bytes(value: bytes | str) -> bytes:
@@ -62,10 +64,12 @@ class SQLiteLedgerRecorder(LedgerRecorder):
 
     @contextmanager
     def _write_transaction(self) -> Iterator[SQLiteCursor]:
-        # BEGIN IMMEDIATE takes the write lock before the head is read, so writers in other
-        # processes queue on the busy timeout instead of failing on a stale snapshot.
+        # BEGIN IMMEDIATE takes the write lock first, so writers in other processes queue on
+        # the busy timeout instead of failing on a stale snapshot. Foreign keys are enforced
+        # per connection, and only outside a transaction can they be turned on.
         with self.datastore.get_connection(commit=True) as conn, _translated():
             cursor = conn.cursor()
+            cursor.execute("PRAGMA foreign_keys = ON")
             cursor.execute("BEGIN IMMEDIATE")
             try:
                 yield cursor
@@ -94,7 +98,9 @@ class SQLiteLedgerRecorder(LedgerRecorder):
     def _apply_migration(self, migration: Migration) -> bool:
         with self._write_transaction() as cursor:
             cursor.execute(_CREATE_MIGRATIONS)
-            cursor.execute("SELECT 1 FROM schema_migrations WHERE version = ?", (migration.version,))
+            cursor.execute(
+                "SELECT 1 FROM schema_migrations WHERE version = ?", (migration.version,)
+            )
             if cursor.fetchone():
                 return False
             for statement in _statements(migration.sql):
@@ -107,19 +113,23 @@ class SQLiteLedgerRecorder(LedgerRecorder):
 
     # --- writing ---
 
-    def _head_or_none(self, cursor: SQLiteCursor) -> Checkpoint | None:
-        cursor.execute(_CHECKPOINT + "ORDER BY size DESC LIMIT 1")
-        return _checkpoint(cursor.fetchone())
-
-    def _insert(
-        self, cursor: SQLiteCursor, events: list[Row], nodes: list[NodeRow], checkpoint: Checkpoint
-    ) -> None:
+    def _insert_events(self, cursor: SQLiteCursor, events: list[Row]) -> None:
         cursor.executemany("INSERT INTO ledger_events VALUES (?, ?, ?, ?, ?, ?)", events)
+
+    def _insert_seal(
+        self, cursor: SQLiteCursor, nodes: list[NodeRow], checkpoint: Checkpoint
+    ) -> None:
         cursor.executemany("INSERT INTO ledger_merkle_nodes VALUES (?, ?, ?)", nodes)
         cursor.execute(
-            "INSERT INTO ledger_checkpoints VALUES (?, ?, ?, ?, ?)",
-            (checkpoint.size, checkpoint.root, checkpoint.note, checkpoint.sealed_at,
-             checkpoint.frontier),
+            "INSERT INTO ledger_checkpoints VALUES (?, ?, ?, ?, ?, ?)",
+            (
+                checkpoint.size,
+                checkpoint.previous,
+                checkpoint.root,
+                checkpoint.note,
+                checkpoint.sealed_at,
+                checkpoint.frontier,
+            ),
         )
 
     def register_key(self, verifier_key: str, registered_at: str) -> None:
@@ -143,7 +153,9 @@ class SQLiteLedgerRecorder(LedgerRecorder):
         return [_row(r) for r in rows]
 
     def select_stream(self, stream: str) -> list[Row]:
-        return [_row(r) for r in self._fetchall(_ROW + "WHERE stream = ? ORDER BY version", (stream,))]
+        return [
+            _row(r) for r in self._fetchall(_ROW + "WHERE stream = ? ORDER BY version", (stream,))
+        ]
 
     def checkpoint(self, size: int | None = None) -> Checkpoint | None:
         if size is None:
@@ -175,7 +187,9 @@ class SQLiteLedgerRecorder(LedgerRecorder):
     # --- materialised read models ---
 
     def load_projection(self, name: str) -> tuple[int, bytes] | None:
-        rows = self._fetchall("SELECT position, model FROM projection_state WHERE name = ?", (name,))
+        rows = self._fetchall(
+            "SELECT position, model FROM projection_state WHERE name = ?", (name,)
+        )
         return (rows[0][0], rows[0][1]) if rows else None
 
     def save_projection(self, name: str, position: int, model: bytes) -> None:

@@ -3,11 +3,13 @@
 A backend is an `eventsourcing` application recorder (stream = originator id, per-stream
 version, topic = event type, state = canonical bytes, notification id = position) that also:
 
-- gives each event the next position, with no gaps, under one writer at a time;
+- gives each event the next position, with no gaps: positions are the primary key, and each
+  checkpoint names its predecessor, which only one checkpoint may do, so of two writers
+  extending the same head the database lets one through;
 - stores the SHA-256 of each event's canonical bytes beside them;
 - extends the Merkle tree from the last checkpoint's frontier, stores the perfect subtrees
   from `KEEP_FROM_LEVEL` up, and seals a signed checkpoint, all in the batch's transaction;
-- refuses a batch whole when any (stream, version) is taken (`IntegrityError`);
+- refuses a batch whole when any (stream, version) or position is taken (`IntegrityError`);
 - translates its driver's errors into eventsourcing's persistence errors.
 """
 
@@ -22,7 +24,9 @@ from typing import Any, ClassVar
 
 from eventsourcing.persistence import (
     ApplicationRecorder,
+    IntegrityError,
     Notification,
+    OperationalError,
     StoredEvent,
     Subscription,
 )
@@ -31,10 +35,14 @@ from ledger.codec import sha256
 from ledger.merkle import extend, leaf_hash
 from ledger.sealing import Checkpoint, Sealer
 
+MAX_ATTEMPTS = 100
 KEEP_FROM_LEVEL = 4
 """Merkle nodes are stored from 16-leaf subtrees up; smaller ones are hashed from the leaves."""
 
 MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
+
+Entry = tuple[str, int, str, bytes]
+"""An event to append: stream, version, type, canonical bytes."""
 
 Row = tuple[int, str, int, str, bytes, bytes]
 """A stored event: position, stream, version, type, canonical bytes, SHA-256."""
@@ -62,6 +70,7 @@ class LedgerRecorder(ApplicationRecorder, ABC):
 
     def __init__(self, sealer: Sealer) -> None:
         self.sealer = sealer
+        self._head: Checkpoint | None = None  # a hint only: the database has the last word
 
     @abstractmethod
     def close(self) -> None:
@@ -95,52 +104,76 @@ class LedgerRecorder(ApplicationRecorder, ABC):
 
     # --- writing ---
 
-    def append(self, stored_events: Sequence[StoredEvent]) -> Checkpoint:
-        """Append a batch atomically and return the checkpoint sealed with it."""
-        if not stored_events:
+    def append(self, entries: Sequence[Entry]) -> Checkpoint:
+        """Append a batch atomically and return the checkpoint sealed with it.
+
+        Optimistic: the batch extends the last head this recorder saw. If another writer
+        extended the ledger first, the database refuses the batch (its positions or its
+        checkpoint's predecessor are taken) and it is rebuilt on the new head.
+        """
+        if not entries:
             raise ValueError("nothing to append")
+        for _ in range(MAX_ATTEMPTS):
+            head = self._head or self.head()
+            try:
+                checkpoint = self._append_after(head, entries)
+            except IntegrityError:
+                latest = self.head()
+                if latest.size == head.size:
+                    raise  # the head did not move: a (stream, version) is taken
+                self._head = latest
+                continue
+            self._head = checkpoint
+            return checkpoint
+        raise OperationalError(f"the ledger moved under {MAX_ATTEMPTS} attempts to append")
+
+    def _append_after(self, head: Checkpoint, entries: Sequence[Entry]) -> Checkpoint:
+        start = head.size
+        states = [canonical for _, _, _, canonical in entries]
+        events = [
+            (start + i, stream, version, type_, canonical, sha256(canonical))
+            for i, (stream, version, type_, canonical) in enumerate(entries, 1)
+        ]
         with self._write_transaction() as cursor:
-            head = self._head(cursor)
-            start = head.size
-            states = [e.state for e in stored_events]
+            # The events go first, so the database stores them while the tree is extended.
+            self._insert_events(cursor, events)
             size, frontier, nodes = extend(
                 start, head.frontier_hashes(), map(leaf_hash, states), KEEP_FROM_LEVEL
             )
-            events = [
-                (start + i, e.originator_id, e.originator_version, e.topic, e.state, sha256(s))
-                for i, (e, s) in enumerate(zip(stored_events, states, strict=True), 1)
-            ]
-            checkpoint = self.sealer.seal(size, frontier)
-            self._insert(cursor, events, nodes, checkpoint)
+            checkpoint = self.sealer.seal(size, frontier, previous=start)
+            self._insert_seal(cursor, nodes, checkpoint)
         return checkpoint
 
     def seal_empty(self) -> Checkpoint:
         """Seal the checkpoint of the empty tree, once, so every append has a head to extend."""
-        with self._write_transaction() as cursor:
-            existing = self._head_or_none(cursor)
-            if existing is not None:
-                return existing
-            checkpoint = self.sealer.seal(0, [])
-            self._insert(cursor, [], [], checkpoint)
+        existing = self.checkpoint()
+        if existing is not None:
+            return existing
+        checkpoint = self.sealer.seal(0, [], previous=None)
+        try:
+            with self._write_transaction() as cursor:
+                self._insert_seal(cursor, [], checkpoint)
+        except IntegrityError:
+            return self.head()  # another process sealed it first
         return checkpoint
 
-    def _head(self, cursor: Any) -> Checkpoint:
-        head = self._head_or_none(cursor)
+    def head(self) -> Checkpoint:
+        """The latest checkpoint, read from the database."""
+        head = self.checkpoint()
         if head is None:
             raise RuntimeError("the ledger has no checkpoint: run `argusic init` first")
         return head
 
     @abstractmethod
     def _write_transaction(self) -> contextlib.AbstractContextManager[Any]:
-        """One writer at a time: a transaction holding the ledger's write lock."""
+        """A write transaction, committed when the block ends without an exception."""
 
     @abstractmethod
-    def _head_or_none(self, cursor: Any) -> Checkpoint | None: ...
+    def _insert_events(self, cursor: Any, events: list[Row]) -> None: ...
 
     @abstractmethod
-    def _insert(
-        self, cursor: Any, events: list[Row], nodes: list[NodeRow], checkpoint: Checkpoint
-    ) -> None: ...
+    def _insert_seal(self, cursor: Any, nodes: list[NodeRow], checkpoint: Checkpoint) -> None:
+        """Store the batch's completed Merkle nodes and its checkpoint."""
 
     @abstractmethod
     def register_key(self, verifier_key: str, registered_at: str) -> None: ...
@@ -187,7 +220,9 @@ class LedgerRecorder(ApplicationRecorder, ABC):
     # --- the eventsourcing recorder contract, on top of the above ---
 
     def insert_events(self, stored_events: Sequence[StoredEvent], **_: Any) -> Sequence[int]:
-        checkpoint = self.append(stored_events)
+        checkpoint = self.append(
+            [(str(e.originator_id), e.originator_version, e.topic, e.state) for e in stored_events]
+        )
         return list(range(checkpoint.size - len(stored_events) + 1, checkpoint.size + 1))
 
     def select_events(
@@ -222,8 +257,9 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         while len(found) < limit:
             rows = self.select_rows(after, stop, limit)
             found += [
-                Notification(id=r[0], originator_id=r[1], originator_version=r[2], topic=r[3],
-                             state=r[4])
+                Notification(
+                    id=r[0], originator_id=r[1], originator_version=r[2], topic=r[3], state=r[4]
+                )
                 for r in rows
                 if not topics or r[3] in topics
             ]

@@ -55,6 +55,7 @@ class _Walk:
         self.size, self.frontier = 0, list[bytes]()
         self.problems: list[Problem] = []
         self.checked = 0
+        self.last_sealed: int | None = None
 
     def add(self, leaves: list[bytes]) -> None:
         while leaves:
@@ -66,24 +67,37 @@ class _Walk:
             leaves = leaves[take:]
             for level, idx, node in completed:
                 if self.nodes.pop((level, idx), None) != node:
-                    self.flag((idx + 1) << level, f"Merkle node ({level}, {idx}) is wrong or missing")
+                    self.flag(
+                        (idx + 1) << level, f"Merkle node ({level}, {idx}) is wrong or missing"
+                    )
             self.check_checkpoints()
 
     def check_checkpoints(self) -> None:
         while self.next_checkpoint and self.next_checkpoint.size <= self.size:
             checkpoint = self.next_checkpoint
-            if reason := self.check_seal(checkpoint):
+            if checkpoint.previous != self.last_sealed:
+                self.flag(
+                    checkpoint.size, f"checkpoint {checkpoint.size} does not extend the last one"
+                )
+            elif reason := self.check_seal(checkpoint):
                 self.flag(checkpoint.size, reason)
             elif checkpoint.root != root_from_frontier(self.frontier):
-                self.flag(checkpoint.size, f"checkpoint {checkpoint.size}: root differs from the events")
+                self.flag(
+                    checkpoint.size, f"checkpoint {checkpoint.size}: root differs from the events"
+                )
             self.checked += 1
+            self.last_sealed = checkpoint.size
             self.next_checkpoint = next(self.checkpoints, None)
 
     def finish(self, events_ok: bool) -> None:
         self.check_checkpoints()
-        for checkpoint in ([self.next_checkpoint] if self.next_checkpoint else []) + list(self.checkpoints):
+        for checkpoint in ([self.next_checkpoint] if self.next_checkpoint else []) + list(
+            self.checkpoints
+        ):
             if events_ok:
-                self.flag(self.size + 1, f"checkpoint {checkpoint.size} covers events that are missing")
+                self.flag(
+                    self.size + 1, f"checkpoint {checkpoint.size} covers events that are missing"
+                )
             self.checked += 1
         for level, idx in sorted(self.nodes):
             self.flag((idx + 1) << level, f"Merkle node ({level}, {idx}) has no events under it")

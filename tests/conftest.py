@@ -123,10 +123,19 @@ def raw_execute(settings: Settings, *statements: str) -> None:
 ARGUSIC = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "argusic")
 
 
-def argusic(env: dict[str, str], *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+def argusic(
+    env: dict[str, str], *args: str, stdin: str | None = None
+) -> subprocess.CompletedProcess[str]:
     """Run the real `argusic` console script in a subprocess."""
-    return subprocess.run([ARGUSIC, *args], env=env, capture_output=True, text=True, input=stdin,
-                          timeout=300, check=False)
+    return subprocess.run(
+        [ARGUSIC, *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        input=stdin,
+        timeout=300,
+        check=False,
+    )
 
 
 def is_postgres(settings: Settings) -> bool:

@@ -31,7 +31,9 @@ def init_command(settings: Settings, as_json: bool) -> None:
     ledger, applied = init(settings)
     log.info("ledger ready", migrations_applied=applied, size=ledger.size())
     report = InitReport(
-        applied_migrations=applied, size=ledger.size(), public_key=str(ledger.recorder.sealer.verifier)
+        applied_migrations=applied,
+        size=ledger.size(),
+        public_key=str(ledger.recorder.sealer.verifier),
     )
     emit(report, lambda r: f"ledger ready: {r.size} events; verifier key {r.public_key}")
 
@@ -42,20 +44,25 @@ def init_command(settings: Settings, as_json: bool) -> None:
 @click.pass_obj
 def serve_command(settings: Settings, host: str, port: int) -> None:
     """Serve the read API over HTTP (OpenAPI at /schema)."""
-    import uvicorn
+    # Imported here: the web stack would slow every other command's start.
+    import uvicorn  # noqa: PLC0415
 
-    from api.http import create_app
+    from api.http import create_app  # noqa: PLC0415
 
     uvicorn.run(create_app(open_ledger(settings)), host=host, port=port, log_config=None)
 
 
 def _ingest_human(report: IngestReport) -> str:
-    return (f"{report.records} records: {report.appended} events appended, "
-            f"{report.unchanged} already recorded; ledger size {report.ledger_size}")
+    return (
+        f"{report.records} records: {report.appended} events appended, "
+        f"{report.unchanged} already recorded; ledger size {report.ledger_size}"
+    )
 
 
 @click.command("ingest")
-@click.argument("files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@click.argument(
+    "files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
+)
 @json_option
 @click.pass_obj
 def ingest_command(settings: Settings, files: tuple[Path, ...], as_json: bool) -> None:
@@ -72,8 +79,10 @@ def demo_command(settings: Settings, if_empty: bool, as_json: bool) -> None:
     ledger = open_ledger(settings)
     if ledger.size():
         if if_empty:
-            emit(IngestReport(records=0, appended=0, unchanged=0, ledger_size=ledger.size()),
-                 lambda r: f"ledger already holds {r.ledger_size} events: demo not loaded")
+            emit(
+                IngestReport(records=0, appended=0, unchanged=0, ledger_size=ledger.size()),
+                lambda r: f"ledger already holds {r.ledger_size} events: demo not loaded",
+            )
             return
         raise LookupError("the demo loads only into an empty ledger")
     emit(ingest(ledger, sorted(DEMO_DATA.glob("*.jsonl"))), _ingest_human)
@@ -86,9 +95,16 @@ def demo_command(settings: Settings, if_empty: bool, as_json: bool) -> None:
 def editions_command(settings: Settings, as_of: int | None, as_json: bool) -> None:
     """The changelog editions of the methodology (section 20)."""
     view = service.editions_view(open_ledger(settings), as_of)
-    emit(view, lambda v: "\n".join(
-        f"v{e.version}  drafted {e.drafted}  effective since {e.effective_since or '-'}"
-        for e in v.editions) or "no editions")
+    emit(
+        view,
+        lambda v: (
+            "\n".join(
+                f"v{e.version}  drafted {e.drafted}  effective since {e.effective_since or '-'}"
+                for e in v.editions
+            )
+            or "no editions"
+        ),
+    )
 
 
 commands = (init_command, serve_command, ingest_command, demo_command, editions_command)

@@ -24,9 +24,10 @@ def ledger() -> None:
 
 def _verify_human(report: VerifyReport) -> str:
     if report.ok:
-        return f"ok: {report.size} events, {report.checkpoints_checked} checkpoints, root {report.root}"
-    lines = [f"FAILED at position {report.first_bad_position}"]
-    return "\n".join(lines + [f"  {p.position}: {p.reason}" for p in report.problems[:20]])
+        checked = report.checkpoints_checked
+        return f"ok: {report.size} events, {checked} checkpoints, root {report.root}"
+    problems = [f"  {p.position}: {p.reason}" for p in report.problems[:20]]
+    return "\n".join([f"FAILED at position {report.first_bad_position}", *problems])
 
 
 @ledger.command("verify")
@@ -43,7 +44,9 @@ def verify_command(settings: Settings, as_json: bool) -> None:
 
 
 @ledger.command("checkpoint")
-@click.option("--size", type=int, help="The checkpoint sealed at this tree size (default: the latest).")
+@click.option(
+    "--size", type=int, help="The checkpoint sealed at this tree size (default: the latest)."
+)
 @json_option
 @click.pass_obj
 def checkpoint_command(settings: Settings, size: int | None, as_json: bool) -> None:

@@ -18,7 +18,11 @@ def _set_json(ctx: click.Context, _: click.Parameter, value: bool) -> bool:
 
 
 json_option = click.option(
-    "--json", "as_json", is_flag=True, callback=_set_json, is_eager=True,
+    "--json",
+    "as_json",
+    is_flag=True,
+    callback=_set_json,
+    is_eager=True,
     help="Print exactly one JSON document on stdout.",
 )
 

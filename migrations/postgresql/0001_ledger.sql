@@ -20,13 +20,17 @@ CREATE TABLE ledger_merkle_nodes (
 );
 
 -- One signed checkpoint per append batch; `frontier` holds the roots of the tree's perfect
--- subtrees, largest first, so the next batch extends the tree without reading it.
+-- subtrees, largest first, so the next batch extends the tree without reading it. Each
+-- checkpoint names the one it extends, and no two may name the same: the checkpoints form
+-- one chain, so two writers extending the same head cannot both commit.
 CREATE TABLE ledger_checkpoints (
     size      bigint PRIMARY KEY CHECK (size >= 0),
+    previous  bigint UNIQUE REFERENCES ledger_checkpoints (size),
     root      bytea  NOT NULL CHECK (length(root) = 32),
     note      text   NOT NULL,
     sealed_at text   NOT NULL,
-    frontier  bytea  NOT NULL
+    frontier  bytea  NOT NULL,
+    CONSTRAINT ledger_checkpoints_chain CHECK ((size = 0) = (previous IS NULL) AND previous < size)
 );
 
 CREATE TABLE ledger_keys (

@@ -45,8 +45,14 @@ def test_demo_loads_the_changelog_editions(demo_env: dict[str, str]) -> None:
     assert isinstance(editions, list)
     drafted = {e["version"]: e["drafted"] for e in editions}
     assert drafted == {
-        "0.2": "2026-08-29", "0.3": "2026-08-30", "0.4": "2026-08-30", "1.0": "2026-08-31",
-        "1.1": "2026-09-04", "1.2": "2026-09-05", "1.3": "2026-09-05", "1.4": "2026-09-07",
+        "0.2": "2026-08-29",
+        "0.3": "2026-08-30",
+        "0.4": "2026-08-30",
+        "1.0": "2026-08-31",
+        "1.1": "2026-09-04",
+        "1.2": "2026-09-05",
+        "1.3": "2026-09-05",
+        "1.4": "2026-09-07",
         "1.5": "2026-10-08",
     }
     assert [e["version"] for e in editions] == list(drafted)
@@ -85,7 +91,9 @@ def test_usage_errors_exit_2(demo_env: dict[str, str]) -> None:
     assert argusic(demo_env, "no-such-command").returncode == 2
 
 
-def test_a_bad_record_appends_nothing_and_is_named(demo_env: dict[str, str], tmp_path: Path) -> None:
+def test_a_bad_record_appends_nothing_and_is_named(
+    demo_env: dict[str, str], tmp_path: Path
+) -> None:
     records = tmp_path / "editions.jsonl"
     records.write_text(
         '{"kind": "edition", "version": "2.0", "drafted": "2026-11-01", "summary": "ok"}\n'
@@ -102,5 +110,13 @@ def test_export_lines(demo_env: dict[str, str]) -> None:
     result = argusic(demo_env, "ledger", "export", "--after", "7")
     lines = [json.loads(line) for line in result.stdout.splitlines()]
     assert [line["position"] for line in lines] == [8, 9]
-    assert list(lines[0]) == ["position", "type", "stream", "version", "recorded_at", "hash", "canonical"]
+    assert list(lines[0]) == [
+        "position",
+        "type",
+        "stream",
+        "version",
+        "recorded_at",
+        "hash",
+        "canonical",
+    ]
     assert lines[1]["stream"] == "edition:1.5"

@@ -39,8 +39,13 @@ def test_checkpoint_and_inclusion_proof_verify(client: TestClient) -> None:  # t
     body = open_checkpoint(checkpoint["note"], Verifier.parse(checkpoint["public_key"]))
     proof = client.get("/ledger/proof/inclusion", params={"position": 7}).json()
     assert proof["size"] == body.size == 21
-    verify_inclusion(6, 21, bytes.fromhex(proof["leaf_hash"]),
-                     [bytes.fromhex(h) for h in proof["path"]], body.root)
+    verify_inclusion(
+        6,
+        21,
+        bytes.fromhex(proof["leaf_hash"]),
+        [bytes.fromhex(h) for h in proof["path"]],
+        body.root,
+    )
     consistency = client.get("/ledger/proof/consistency", params={"first": 3, "second": 21}).json()
     assert set(consistency) == {"first", "second", "path"}
 
@@ -54,8 +59,13 @@ def test_errors_map_to_status_codes(client: TestClient) -> None:  # type: ignore
 
 def test_openapi_schema_lists_the_routes(client: TestClient) -> None:  # type: ignore[type-arg]
     paths = client.get("/schema/openapi.json").json()["paths"]
-    assert {"/healthz", "/ledger/checkpoint", "/ledger/proof/inclusion",
-            "/ledger/proof/consistency", "/methodology/editions"} <= set(paths)
+    assert {
+        "/healthz",
+        "/ledger/checkpoint",
+        "/ledger/proof/inclusion",
+        "/ledger/proof/consistency",
+        "/methodology/editions",
+    } <= set(paths)
 
 
 def free_port() -> int:
@@ -83,10 +93,18 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 def test_a_real_server_process_on_loopback(ledger: Ledger, cli_env: dict[str, str]) -> None:
     append_editions(ledger, 0, 3)
     port = free_port()
-    server = subprocess.Popen([ARGUSIC, "serve", "--port", str(port)], env=cli_env,
-                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        [ARGUSIC, "serve", "--port", str(port)],
+        env=cli_env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
-        assert wait_for(f"http://127.0.0.1:{port}/healthz", server).json() == {"status": "ok", "size": 3}
+        assert wait_for(f"http://127.0.0.1:{port}/healthz", server).json() == {
+            "status": "ok",
+            "size": 3,
+        }
         assert httpx.get(f"http://127.0.0.1:{port}/ledger/checkpoint").json()["size"] == 3
     finally:
         stop(server)
@@ -98,8 +116,14 @@ def test_make_run_serves_the_demo_on_port_8000(cli_env: dict[str, str]) -> None:
     with socket.socket() as probe:
         if probe.connect_ex(("127.0.0.1", 8000)) == 0:
             pytest.fail("something already listens on 127.0.0.1:8000; `make run` needs the port")
-    server = subprocess.Popen(["make", "-s", "run"], cwd=ROOT, env=cli_env, start_new_session=True,
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    server = subprocess.Popen(
+        ["make", "-s", "run"],
+        cwd=ROOT,
+        env=cli_env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     try:
         assert wait_for("http://127.0.0.1:8000/healthz", server, 300).json()["size"] == 9
         editions = httpx.get("http://127.0.0.1:8000/methodology/editions").json()["editions"]

@@ -25,7 +25,9 @@ class Tree:
         k = 1
         while k * 2 < n:
             k *= 2
-        return hashlib.sha256(b"\x01" + self.mth(start, start + k) + self.mth(start + k, end)).digest()
+        return hashlib.sha256(
+            b"\x01" + self.mth(start, start + k) + self.mth(start + k, end)
+        ).digest()
 
     def path(self, m: int, start: int, end: int) -> list[bytes]:
         """PATH(m, D[start:end])."""

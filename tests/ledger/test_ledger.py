@@ -8,11 +8,12 @@ import hashlib
 import pytest
 from eventsourcing.persistence import IntegrityError
 
+from api.wiring import Settings, open_ledger
 from ledger.ledger import Ledger, NewEvent
 from ledger.merkle import verify_consistency, verify_inclusion
 from ledger.note import open_checkpoint
 from ledger.verify import verify
-from tests.conftest import append_editions, edition
+from tests.conftest import append_editions, edition, raw_execute
 from tests.ledger.rfc9162 import Tree
 
 
@@ -87,3 +88,28 @@ def test_proofs_outside_the_ledger_are_refused(ledger: Ledger) -> None:
         ledger.consistency_proof(2, 5)
     with pytest.raises(LookupError):
         ledger.checkpoint(7)
+
+
+def test_a_writer_with_a_stale_head_rebuilds_on_the_new_one(
+    ledger: Ledger, settings: Settings
+) -> None:
+    other = open_ledger(settings)
+    append_editions(ledger, 0, 2)  # `ledger` now knows head 2
+    append_editions(other, 10, 3)  # `other` moves the head to 5 behind its back
+    append_editions(ledger, 20, 4)  # refused on head 2 by the database, rebuilt on head 5
+    assert [r[0] for r in ledger.rows()] == list(range(1, 10))
+    assert ledger.checkpoint().previous == 5
+    assert verify(ledger).ok
+    other.recorder.close()
+
+
+def test_the_database_lets_only_one_checkpoint_extend_a_head(
+    ledger: Ledger, settings: Settings
+) -> None:
+    append_editions(ledger, 0, 3)
+    with pytest.raises(Exception, match=r"(?i)unique"):
+        raw_execute(
+            settings,
+            "INSERT INTO ledger_checkpoints SELECT size + 1, previous, root, note, sealed_at, "
+            "frontier FROM ledger_checkpoints WHERE size = 3",
+        )

@@ -65,7 +65,8 @@ def test_consistency_plan_gives_proof(second: int) -> None:
 
 def test_range_hash_of_a_right_edge_node() -> None:
     def perfect(a: int, b: int) -> bytes:
-        assert (b - a) & (b - a - 1) == 0 and a % (b - a) == 0, "only aligned perfect subtrees"
+        assert (b - a) & (b - a - 1) == 0, "a power-of-two width"
+        assert a % (b - a) == 0, "aligned on its width"
         return REFERENCE.mth(a, b)
 
     assert range_hash(64, 70, perfect) == REFERENCE.mth(64, 70)
@@ -88,11 +89,18 @@ def inclusion_mutations(m: int, n: int) -> dict[str, tuple[int, int, bytes, list
         "reversed": (m, n, LEAVES[m], path[::-1]),
     }
     for i in range(len(path)):
-        probes[f"modified-proof[{i}]-bit-@3"] = (m, n, LEAVES[m], [*path[:i], flip(path[i], 3), *path[i + 1 :]])
+        probes[f"modified-proof[{i}]-bit-@3"] = (
+            m,
+            n,
+            LEAVES[m],
+            [*path[:i], flip(path[i], 3), *path[i + 1 :]],
+        )
     return probes
 
 
-@pytest.mark.parametrize(("m", "n"), [(0, 1), (0, 2), (1, 2), (4, 7), (6, 7), (13, 70), (69, 70), (31, 32)])
+@pytest.mark.parametrize(
+    ("m", "n"), [(0, 1), (0, 2), (1, 2), (4, 7), (6, 7), (13, 70), (69, 70), (31, 32)]
+)
 def test_every_mutated_inclusion_proof_is_rejected(m: int, n: int) -> None:
     root = REFERENCE.mth(0, n)
     for name, (index, size, leaf, path) in inclusion_mutations(m, n).items():
@@ -103,7 +111,9 @@ def test_every_mutated_inclusion_proof_is_rejected(m: int, n: int) -> None:
         assert name
 
 
-@pytest.mark.parametrize(("m", "n"), [(1, 2), (3, 7), (4, 7), (1, 70), (32, 70), (64, 70), (69, 70)])
+@pytest.mark.parametrize(
+    ("m", "n"), [(1, 2), (3, 7), (4, 7), (1, 70), (32, 70), (64, 70), (69, 70)]
+)
 def test_every_mutated_consistency_proof_is_rejected(m: int, n: int) -> None:
     proof = REFERENCE.proof(m, n)
     old, new = REFERENCE.mth(0, m), REFERENCE.mth(0, n)
@@ -116,7 +126,13 @@ def test_every_mutated_consistency_proof_is_rejected(m: int, n: int) -> None:
         "empty": (m, n, old, new, []),
     }
     for i in range(len(proof)):
-        probes[f"modified-proof[{i}]-bit-@3"] = (m, n, old, new, [*proof[:i], flip(proof[i], 3), *proof[i + 1 :]])
+        probes[f"modified-proof[{i}]-bit-@3"] = (
+            m,
+            n,
+            old,
+            new,
+            [*proof[:i], flip(proof[i], 3), *proof[i + 1 :]],
+        )
     for name, args in probes.items():
         if args[0] > args[1]:
             continue

@@ -9,8 +9,14 @@ from ledger.note import CheckpointBody, NoteError, Signer, Verifier, open_checkp
 # golang.org/x/mod/sumdb/note, example_test.go
 SKEY = "PRIVATE+KEY+PeterNeumann+c74f20a3+AYEKFALVFGyNhPJEMzD1QIDr+Y7hfZx09iUvxdXHKDFz"
 VKEY = "PeterNeumann+c74f20a3+ARpc2QcUPDhMQegwxbzhKqiBfsVkmqq/LDE4izWy10TW"
-TEXT = "If you think cryptography is the answer to your problem,\nthen you don't know what your problem is.\n"
-NOTE = TEXT + "\n\u2014 PeterNeumann x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM=\n"
+TEXT = (
+    "If you think cryptography is the answer to your problem,\n"
+    "then you don't know what your problem is.\n"
+)
+SIGNATURE = (
+    "x08go/ZJkuBS9UG/SffcvIAQxVBtiFupLLr8pAcElZInNIuGUgYN1FFYC2pZSNXgKvqfqdngotpRZb6KE6RyyBwJnAM="
+)
+NOTE = f"{TEXT}\n\u2014 PeterNeumann {SIGNATURE}\n"
 
 
 def test_signing_matches_the_reference_byte_for_byte() -> None:
@@ -71,7 +77,13 @@ def test_checkpoint_round_trip_and_forgery() -> None:
 
 @pytest.mark.parametrize(
     "text",
-    ["origin\n12\n", "origin\n012\nAAAA\n", "origin\nx\nAAAA\n", "\n1\n" + "A" * 44 + "\n", "origin\n1\nAAAA\n"],
+    [
+        "origin\n12\n",
+        "origin\n012\nAAAA\n",
+        "origin\nx\nAAAA\n",
+        "\n1\n" + "A" * 44 + "\n",
+        "origin\n1\nAAAA\n",
+    ],
 )
 def test_malformed_checkpoint_bodies_are_refused(text: str) -> None:
     with pytest.raises(NoteError):

@@ -26,8 +26,13 @@ def test_a_batch_killed_before_commit_leaves_none_of_it(
     ledger: Ledger, cli_env: dict[str, str]
 ) -> None:
     append_editions(ledger, 0, 3)
-    child = subprocess.Popen([sys.executable, "-m", "tests.ledger.workers", "crash"], cwd=ROOT,
-                             env=cli_env, stdout=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [sys.executable, "-m", "tests.ledger.workers", "crash"],
+        cwd=ROOT,
+        env=cli_env,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
     assert child.stdout is not None
     assert child.stdout.readline().strip() == "INSERTED, NOT COMMITTED"
     os.kill(child.pid, signal.SIGKILL)
@@ -64,7 +69,9 @@ def test_four_processes_append_at_once(
     for s in range(shared_streams):
         versions = [e.version for e in ledger.stream(f"edition:shared.{s}")]
         assert versions == list(range(1, len(versions) + 1))
-    assert sum(len(ledger.stream(f"edition:shared.{s}")) for s in range(shared_streams)) == 4 * rounds
+    assert (
+        sum(len(ledger.stream(f"edition:shared.{s}")) for s in range(shared_streams)) == 4 * rounds
+    )
     assert verify(ledger).ok
 
 

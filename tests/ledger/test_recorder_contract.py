@@ -58,7 +58,9 @@ class TestPostgresLedgerRecorder(_LedgerRecorderContract):
     def tearDown(self) -> None:
         super().tearDown()
         with psycopg.connect(PG_URL, autocommit=True) as conn:
-            conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(self.schema)))
+            conn.execute(
+                sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(self.schema))
+            )
 
 
 del _LedgerRecorderContract, ApplicationRecorderTestCase

@@ -35,10 +35,14 @@ def verify_json(cli_env: dict[str, str]) -> tuple[int, dict[str, object]]:
 
 def flip_one_byte(settings: Settings, position: int) -> str:
     if is_postgres(settings):
-        return (f"UPDATE ledger_events SET canonical = overlay(canonical placing "
-                f"'\\x58'::bytea from 30 for 1) WHERE position = {position}")
-    return (f"UPDATE ledger_events SET canonical = CAST(substr(canonical, 1, 29) || X'58' || "
-            f"substr(canonical, 31) AS BLOB) WHERE position = {position}")
+        return (
+            f"UPDATE ledger_events SET canonical = overlay(canonical placing "
+            f"'\\x58'::bytea from 30 for 1) WHERE position = {position}"
+        )
+    return (
+        f"UPDATE ledger_events SET canonical = CAST(substr(canonical, 1, 29) || X'58' || "
+        f"substr(canonical, 31) AS BLOB) WHERE position = {position}"
+    )
 
 
 @pytest.mark.parametrize(
@@ -51,7 +55,9 @@ def flip_one_byte(settings: Settings, position: int) -> str:
         "DELETE FROM ledger_keys",
     ],
 )
-def test_the_database_refuses_updates_and_deletes(filled: Ledger, settings: Settings, statement: str) -> None:
+def test_the_database_refuses_updates_and_deletes(
+    filled: Ledger, settings: Settings, statement: str
+) -> None:
     with pytest.raises(Exception, match="append-only"):
         raw_execute(settings, statement)
 
@@ -73,8 +79,9 @@ def test_verify_passes_on_an_untouched_ledger(filled: Ledger, cli_env: dict[str,
 
 
 @pytest.mark.parametrize("position", [1, 5, 17, EVENTS])
-def test_one_changed_byte_is_named(filled: Ledger, settings: Settings, cli_env: dict[str, str],
-                                   position: int) -> None:
+def test_one_changed_byte_is_named(
+    filled: Ledger, settings: Settings, cli_env: dict[str, str], position: int
+) -> None:
     drop_triggers(settings, "ledger_events")
     raw_execute(settings, flip_one_byte(settings, position))
     code, report = verify_json(cli_env)
@@ -84,8 +91,9 @@ def test_one_changed_byte_is_named(filled: Ledger, settings: Settings, cli_env: 
 
 
 @pytest.mark.parametrize("position", [1, 7, EVENTS])
-def test_a_deleted_row_is_named(filled: Ledger, settings: Settings, cli_env: dict[str, str],
-                                position: int) -> None:
+def test_a_deleted_row_is_named(
+    filled: Ledger, settings: Settings, cli_env: dict[str, str], position: int
+) -> None:
     drop_triggers(settings, "ledger_events")
     raw_execute(settings, f"DELETE FROM ledger_events WHERE position = {position}")
     code, report = verify_json(cli_env)
@@ -97,16 +105,24 @@ def test_a_rewritten_event_with_a_matching_hash_is_caught_by_the_signed_root(
     filled: Ledger, settings: Settings, cli_env: dict[str, str]
 ) -> None:
     drop_triggers(settings, "ledger_events")
-    raw_execute(settings, flip_one_byte(settings, 12),
-                "UPDATE ledger_events SET hash = sha256(canonical) WHERE position = 12")
+    raw_execute(
+        settings,
+        flip_one_byte(settings, 12),
+        "UPDATE ledger_events SET hash = sha256(canonical) WHERE position = 12",
+    )
     code, report = verify_json(cli_env)
     assert code == 3
     assert report["first_bad_position"] == 16  # the first signed checkpoint covering it
 
 
-def test_a_forged_checkpoint_is_named(filled: Ledger, settings: Settings, cli_env: dict[str, str]) -> None:
+def test_a_forged_checkpoint_is_named(
+    filled: Ledger, settings: Settings, cli_env: dict[str, str]
+) -> None:
     drop_triggers(settings, "ledger_checkpoints")
-    raw_execute(settings, "UPDATE ledger_checkpoints SET note = replace(note, '\n24\n', '\n25\n') WHERE size = 24")
+    raw_execute(
+        settings,
+        "UPDATE ledger_checkpoints SET note = replace(note, '\n24\n', '\n25\n') WHERE size = 24",
+    )
     code, report = verify_json(cli_env)
     assert code == 3
     assert report["first_bad_position"] == 24
@@ -115,8 +131,11 @@ def test_a_forged_checkpoint_is_named(filled: Ledger, settings: Settings, cli_en
 def test_an_inserted_event_under_no_checkpoint_is_named(
     filled: Ledger, settings: Settings, cli_env: dict[str, str]
 ) -> None:
-    raw_execute(settings, "INSERT INTO ledger_events SELECT position + 1, stream || 'x', version, type, "
-                          f"canonical, hash FROM ledger_events WHERE position = {EVENTS}")
+    raw_execute(
+        settings,
+        "INSERT INTO ledger_events SELECT position + 1, stream || 'x', version, type, "
+        f"canonical, hash FROM ledger_events WHERE position = {EVENTS}",
+    )
     code, report = verify_json(cli_env)
     assert code == 3
     assert report["first_bad_position"] == EVENTS + 1

@@ -18,10 +18,11 @@ BATCH = 2_000
 
 
 def crash_child() -> None:
-    """Append batches; after the third batch's rows are inserted, say so and hang uncommitted."""
+    """Append batches; once the third batch's events, nodes and checkpoint are inserted, say
+    so and hang before the commit."""
     ledger = open_ledger(Settings.from_env())
     recorder = ledger.recorder
-    real_insert = recorder._insert
+    real_insert = recorder._insert_seal
     batches = 0
 
     def insert_then_hang(*args: Any) -> None:
@@ -32,10 +33,16 @@ def crash_child() -> None:
             print("INSERTED, NOT COMMITTED", flush=True)
             time.sleep(60)
 
-    recorder._insert = insert_then_hang  # type: ignore[method-assign]
+    recorder._insert_seal = insert_then_hang  # type: ignore[method-assign]
     for b in range(3):
-        ledger.append([NewEvent(EditionDrafted(version=f"{b}.{i}", drafted=date(2026, 9, 1),
-                                               summary="crash"), 1) for i in range(BATCH)])
+        ledger.append(
+            [
+                NewEvent(
+                    EditionDrafted(version=f"{b}.{i}", drafted=date(2026, 9, 1), summary="crash"), 1
+                )
+                for i in range(BATCH)
+            ]
+        )
 
 
 def writer(worker: int, rounds: int, shared_streams: int) -> tuple[int, int]:
@@ -43,16 +50,31 @@ def writer(worker: int, rounds: int, shared_streams: int) -> tuple[int, int]:
     ledger = open_ledger(Settings.from_env())
     own = shared = 0
     for i in range(rounds):
-        events = [NewEvent(EditionDrafted(version=f"{worker}.{i}.{j}", drafted=date(2026, 9, 1),
-                                          summary="own"), 1) for j in range(5)]
+        events = [
+            NewEvent(
+                EditionDrafted(
+                    version=f"{worker}.{i}.{j}", drafted=date(2026, 9, 1), summary="own"
+                ),
+                1,
+            )
+            for j in range(5)
+        ]
         ledger.append(events)
         own += len(events)
         target = f"shared.{i % shared_streams}"
         while True:  # optimistic concurrency: read the version, append the next, retry on conflict
             version = len(ledger.stream(f"edition:{target}")) + 1
             try:
-                ledger.append([NewEvent(EditionDrafted(version=target, drafted=date(2026, 9, 1),
-                                                       summary=f"by {worker}"), version)])
+                ledger.append(
+                    [
+                        NewEvent(
+                            EditionDrafted(
+                                version=target, drafted=date(2026, 9, 1), summary=f"by {worker}"
+                            ),
+                            version,
+                        )
+                    ]
+                )
                 shared += 1
                 break
             except IntegrityError:
@@ -64,10 +86,18 @@ def writer(worker: int, rounds: int, shared_streams: int) -> tuple[int, int]:
 def contender(worker: int, start_at: float) -> bool:
     """Append nine events of its own plus version 1 of one contested stream, all at once."""
     ledger = open_ledger(Settings.from_env())
-    batch = [NewEvent(EditionDrafted(version=f"c{worker}.{j}", drafted=date(2026, 9, 1),
-                                     summary="mine"), 1) for j in range(9)]
-    batch.insert(4, NewEvent(EditionDrafted(version="contested", drafted=date(2026, 9, 1),
-                                            summary=f"by {worker}"), 1))
+    batch = [
+        NewEvent(
+            EditionDrafted(version=f"c{worker}.{j}", drafted=date(2026, 9, 1), summary="mine"), 1
+        )
+        for j in range(9)
+    ]
+    batch.insert(
+        4,
+        NewEvent(
+            EditionDrafted(version="contested", drafted=date(2026, 9, 1), summary=f"by {worker}"), 1
+        ),
+    )
     time.sleep(max(0.0, start_at - time.time()))
     try:
         ledger.append(batch)

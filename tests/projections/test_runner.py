@@ -23,7 +23,9 @@ def fill(book: Ledger, count: int) -> list[NewEvent]:
     return events
 
 
-def test_as_of_n_equals_the_projection_of_only_the_first_n_events(ledger: Ledger, tmp_path: Path) -> None:
+def test_as_of_n_equals_the_projection_of_only_the_first_n_events(
+    ledger: Ledger, tmp_path: Path
+) -> None:
     events = fill(ledger, 12)
     read_model = ReadModel(ledger, PROJECTION)
     read_model.catch_up()  # stored at the head: as_of(N) must rewind, not reuse it
@@ -67,5 +69,7 @@ def test_as_of_ahead_of_the_stored_model_folds_on_from_it(ledger: Ledger) -> Non
     read_model.catch_up()
     fill_more = [NewEvent(edition(50 + n), 1) for n in range(4)]
     ledger.append(fill_more)
-    assert encode_json(read_model.as_of(10)) == encode_json(fold(PROJECTION, ledger.events(upto=10)))
+    assert encode_json(read_model.as_of(10)) == encode_json(
+        fold(PROJECTION, ledger.events(upto=10))
+    )
     assert read_model.stored()[0] == 6, "answering as of a position stores nothing"

@@ -1,0 +1,214 @@
+"""Ledger throughput on SQLite and PostgreSQL, each beside a raw baseline in the same run.
+
+    python scripts/bench_ledger.py [--events 1000000] [--backends sqlite,postgresql]
+
+The baseline stores and reads the very same rows (position, stream, version, type, canonical
+bytes, SHA-256) in a plain table with the same statements, minus everything the ledger adds:
+hashing, the Merkle tree, signing and checkpoints.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import platform
+import sqlite3
+import statistics
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from datetime import date
+from pathlib import Path
+
+import psycopg
+from psycopg import sql
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from api.wiring import Settings, init, open_ledger
+from domain.events import EditionDrafted
+from ledger.ledger import Ledger, NewEvent
+from ledger.store import Row
+from ledger.verify import verify
+
+PG_URL = os.environ.get("ARGUSIC_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
+BATCH = 100
+SUMMARY = "A changelog entry of realistic length, as the methodology writes them. " * 3
+
+
+def events(start: int, count: int) -> list[NewEvent]:
+    return [
+        NewEvent(EditionDrafted(version=f"{n}.0", drafted=date(2026, 9, 1), summary=SUMMARY), 1)
+        for n in range(start, start + count)
+    ]
+
+
+def rate(count: int, seconds: float) -> float:
+    return count / seconds if seconds else float("inf")
+
+
+def timed(work: Callable[[], object]) -> float:
+    started = time.perf_counter()
+    work()
+    return time.perf_counter() - started
+
+
+class Raw:
+    """The baseline: the same rows in a plain table, through the bare driver."""
+
+    def __init__(self, backend: str, folder: Path, schema: str) -> None:
+        self.backend = backend
+        if backend == "sqlite":
+            self.conn: sqlite3.Connection | psycopg.Connection[tuple[object, ...]] = (
+                sqlite3.connect(folder / "raw.db", isolation_level=None)
+            )
+            self.conn.execute("PRAGMA journal_mode=WAL")
+            self.conn.execute(
+                "CREATE TABLE raw (position INTEGER PRIMARY KEY, stream TEXT, version INTEGER,"
+                " type TEXT, canonical BLOB, hash BLOB, UNIQUE (stream, version))"
+            )
+        else:
+            self.conn = psycopg.connect(PG_URL, autocommit=True)
+            self.conn.execute(sql.SQL("SET search_path TO {}").format(sql.Identifier(schema)))
+            self.conn.execute(
+                "CREATE TABLE raw (position bigint PRIMARY KEY, stream text, version bigint,"
+                " type text, canonical bytea, hash bytea, UNIQUE (stream, version))"
+            )
+
+    def insert(self, rows: list[Row]) -> None:
+        if isinstance(self.conn, sqlite3.Connection):
+            self.conn.execute("BEGIN")
+            self.conn.executemany("INSERT INTO raw VALUES (?, ?, ?, ?, ?, ?)", rows)
+            self.conn.execute("COMMIT")
+            return
+        with self.conn.transaction():
+            self.conn.execute(
+                "INSERT INTO raw SELECT * FROM unnest(%b::bigint[], %b::text[], %b::bigint[],"
+                " %b::text[], %b::bytea[], %b::bytea[])",
+                [list(c) for c in zip(*rows, strict=True)],
+                prepare=True,
+            )
+
+    def select_all(self) -> int:
+        after, seen = 0, 0
+        query = "SELECT * FROM raw WHERE position > {0} ORDER BY position LIMIT 10000"
+        marker = "?" if self.backend == "sqlite" else "%s"
+        while True:
+            page = self.conn.execute(query.format(marker), (after,)).fetchall()  # type: ignore[arg-type]
+            seen += len(page)
+            if len(page) < 10_000:
+                return seen
+            after = page[-1][0]
+
+
+@contextmanager
+def backend_settings(backend: str, folder: Path) -> Iterator[tuple[Settings, str]]:
+    schema = f"bench_{uuid.uuid4().hex[:8]}"
+    if backend == "sqlite":
+        yield Settings(f"sqlite:///{folder}/ledger.db", folder / "home", "json"), schema
+        return
+    with psycopg.connect(PG_URL, autocommit=True) as conn:
+        conn.execute(sql.SQL("CREATE SCHEMA {}").format(sql.Identifier(schema)))
+    try:
+        yield Settings(f"{PG_URL}?schema={schema}", folder / "home", "json"), schema
+    finally:
+        with psycopg.connect(PG_URL, autocommit=True) as conn:
+            conn.execute(sql.SQL("DROP SCHEMA {} CASCADE").format(sql.Identifier(schema)))
+
+
+def replay_with_hashes(ledger: Ledger) -> int:
+    count = 0
+    for row in ledger.rows():
+        if hashlib.sha256(row[4]).digest() != row[5]:
+            raise SystemExit(f"hash mismatch at {row[0]}")
+        count += 1
+    return count
+
+
+def bench(backend: str, total: int, singles: int) -> list[tuple[str, float, float]]:
+    results = []
+    with (
+        tempfile.TemporaryDirectory() as tmp,
+        backend_settings(backend, Path(tmp)) as (settings, schema),
+    ):
+        ledger, _ = init(settings)
+        raw = Raw(backend, Path(tmp), schema)
+
+        single = timed(lambda: [ledger.append(events(n, 1)) for n in range(singles)])
+        rows = list(ledger.rows())
+        raw_single = timed(lambda: [raw.insert([r]) for r in rows])
+        results.append(("single appends", rate(singles, single), rate(singles, raw_single)))
+
+        ledger_time = raw_time = 0.0
+        start = singles
+        while start < total:
+            batch = events(start, min(BATCH, total - start))
+            ledger_time += timed(lambda b=batch: ledger.append(b))
+            new_rows = ledger.recorder.select_rows(start, None, BATCH)
+            raw_time += timed(lambda r=new_rows: raw.insert(r))
+            start += len(batch)
+            if start % 100_000 < BATCH:
+                print(f"  {backend}: {start:,} events", file=sys.stderr)
+        appended = total - singles
+        results.append(
+            (
+                f"batched appends ({BATCH}/batch)",
+                rate(appended, ledger_time),
+                rate(appended, raw_time),
+            )
+        )
+
+        probe = open_ledger(settings)  # a reader with connections of its own
+        latencies = []
+        for n in range(50):
+            size = ledger.append(events(total + n * BATCH, BATCH)).size
+            committed = time.perf_counter()
+            assert probe.checkpoint().size == size
+            latencies.append(time.perf_counter() - committed)
+        probe.recorder.close()
+
+        size = ledger.size()
+        replay = timed(lambda: replay_with_hashes(ledger))
+        raw_select = timed(raw.select_all)
+        results.append(
+            ("replay with hash recomputation", rate(size, replay), rate(size, raw_select))
+        )
+        report_time = timed(lambda: verify(ledger))
+        results.append(("ledger verify", rate(size, report_time), rate(size, raw_select)))
+        p99 = statistics.quantiles(latencies, n=100)[98] * 1000
+        results.append(("checkpoint visible after commit (p99 ms)", p99, float("nan")))
+        ledger.recorder.close()
+    return results
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--events", type=int, default=1_000_000)
+    parser.add_argument("--singles", type=int, default=2_000)
+    parser.add_argument("--backends", default="sqlite,postgresql")
+    args = parser.parse_args()
+    print(
+        f"# Ledger benchmark, {time.strftime('%Y-%m-%d')}, {platform.node()}, "
+        f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
+        f"Python {platform.python_version()}, {args.events:,} events per backend\n"
+    )
+    print("| backend | work | ledger events/s | raw baseline events/s | ratio |")
+    print("|---|---|---:|---:|---:|")
+    for backend in args.backends.split(","):
+        for work, ours, baseline in bench(backend, args.events, args.singles):
+            if work.endswith("(p99 ms)"):
+                sealed = "(sealed in the append's own transaction)"
+                print(f"| {backend} | {work} | {ours:.2f} ms | {sealed} | |")
+            else:
+                ratio = ours / baseline
+                print(f"| {backend} | {work} | {ours:,.0f} | {baseline:,.0f} | {ratio:.2f} |")
+
+
+if __name__ == "__main__":
+    main()
