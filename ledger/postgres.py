@@ -34,18 +34,6 @@ class PostgresLedgerDatastore(PostgresDatastore):
         return after_connect
 
 
-def _checkpoint(row: Sequence[Any]) -> Checkpoint:
-    size, previous, root, note, sealed_at, frontier = row
-    return Checkpoint(
-        size=size,
-        previous=previous,
-        root=bytes(root),
-        note=note,
-        sealed_at=sealed_at,
-        frontier=bytes(frontier),
-    )
-
-
 def _row(r: Sequence[Any]) -> Row:
     return (r[0], r[1], r[2], r[3], bytes(r[4]), bytes(r[5]))
 
@@ -128,14 +116,7 @@ class PostgresLedgerRecorder(LedgerRecorder):
             )
         cursor.execute(
             "INSERT INTO ledger_checkpoints VALUES (%b, %b, %b, %b, %b, %b)",
-            (
-                checkpoint.size,
-                checkpoint.previous,
-                checkpoint.root,
-                checkpoint.note,
-                checkpoint.sealed_at,
-                checkpoint.frontier,
-            ),
+            checkpoint.row(),
             prepare=True,
         )
 
@@ -169,13 +150,13 @@ class PostgresLedgerRecorder(LedgerRecorder):
             rows = self._fetchall(_CHECKPOINT + "ORDER BY size DESC LIMIT 1")
         else:
             rows = self._fetchall(_CHECKPOINT + "WHERE size = %s", (size,))
-        return _checkpoint(rows[0]) if rows else None
+        return Checkpoint.from_row(rows[0]) if rows else None
 
     def select_checkpoints(self, after: int, limit: int) -> list[Checkpoint]:
         rows = self._fetchall(
             _CHECKPOINT + "WHERE size > %s ORDER BY size LIMIT %s", (after, limit)
         )
-        return [_checkpoint(r) for r in rows]
+        return [Checkpoint.from_row(r) for r in rows]
 
     def node_hashes(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
         if not keys:

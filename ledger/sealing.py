@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from datetime import datetime
+from typing import Any
 
 import msgspec
 
@@ -22,6 +23,22 @@ class Checkpoint(msgspec.Struct, frozen=True, kw_only=True):
     note: str
     sealed_at: str
     frontier: bytes
+
+    def row(self) -> tuple[int, int | None, bytes, str, str, bytes]:
+        """The checkpoint as a `ledger_checkpoints` row, in column order."""
+        return (self.size, self.previous, self.root, self.note, self.sealed_at, self.frontier)
+
+    @classmethod
+    def from_row(cls, row: Sequence[Any]) -> Checkpoint:
+        size, previous, root, note, sealed_at, frontier = row
+        return cls(
+            size=size,
+            previous=previous,
+            root=bytes(root),
+            note=note,
+            sealed_at=sealed_at,
+            frontier=bytes(frontier),
+        )
 
     def frontier_hashes(self) -> list[bytes]:
         return [self.frontier[i : i + HASH_SIZE] for i in range(0, len(self.frontier), HASH_SIZE)]

@@ -33,15 +33,6 @@ def _translated() -> Iterator[None]:
         raise PersistenceError(e) from e
 
 
-def _checkpoint(row: Sequence[Any] | None) -> Checkpoint | None:
-    if row is None:
-        return None
-    size, previous, root, note, sealed_at, frontier = row
-    return Checkpoint(
-        size=size, previous=previous, root=root, note=note, sealed_at=sealed_at, frontier=frontier
-    )
-
-
 def _bytes(value: bytes | str) -> bytes:
     # SQLite keeps whatever storage class a writer gave; a BLOB rewritten as TEXT still
     # has to be hashed as the bytes it holds.
@@ -122,14 +113,7 @@ class SQLiteLedgerRecorder(LedgerRecorder):
         cursor.executemany("INSERT INTO ledger_merkle_nodes VALUES (?, ?, ?)", nodes)
         cursor.execute(
             "INSERT INTO ledger_checkpoints VALUES (?, ?, ?, ?, ?, ?)",
-            (
-                checkpoint.size,
-                checkpoint.previous,
-                checkpoint.root,
-                checkpoint.note,
-                checkpoint.sealed_at,
-                checkpoint.frontier,
-            ),
+            checkpoint.row(),
         )
 
     def register_key(self, verifier_key: str, registered_at: str) -> None:
@@ -162,11 +146,11 @@ class SQLiteLedgerRecorder(LedgerRecorder):
             rows = self._fetchall(_CHECKPOINT + "ORDER BY size DESC LIMIT 1")
         else:
             rows = self._fetchall(_CHECKPOINT + "WHERE size = ?", (size,))
-        return _checkpoint(rows[0]) if rows else None
+        return Checkpoint.from_row(rows[0]) if rows else None
 
     def select_checkpoints(self, after: int, limit: int) -> list[Checkpoint]:
         rows = self._fetchall(_CHECKPOINT + "WHERE size > ? ORDER BY size LIMIT ?", (after, limit))
-        return [c for c in map(_checkpoint, rows) if c is not None]
+        return [Checkpoint.from_row(r) for r in rows]
 
     def node_hashes(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
         found = {}

@@ -35,6 +35,16 @@ def auditor(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def given(published: dict[str, str], *flags: str) -> list[str]:
+    """The verifier's arguments: the key, then each named file of what was published."""
+    files = {"old-checkpoint": "old"}
+    return [
+        "--key",
+        published["key"],
+        *(a for f in flags for a in (f"--{f}", published[files.get(f, f)])),
+    ]
+
+
 def offline(folder: Path, *args: str) -> tuple[int, dict[str, object]]:
     result = subprocess.run(
         [sys.executable, "-S", "-m", "ledger.offline_verify", *args],
@@ -89,18 +99,7 @@ def test_an_export_its_checkpoint_and_proofs_verify_offline(
 ) -> None:
     code, result = offline(
         auditor,
-        "--key",
-        published["key"],
-        "--checkpoint",
-        published["checkpoint"],
-        "--export",
-        published["export"],
-        "--inclusion",
-        published["inclusion"],
-        "--consistency",
-        published["consistency"],
-        "--old-checkpoint",
-        published["old"],
+        *given(published, "checkpoint", "export", "inclusion", "consistency", "old-checkpoint"),
     )
     assert (code, result["ok"]) == (0, True), result
     assert len(result["checked"]) == 5  # type: ignore[arg-type]
@@ -115,9 +114,7 @@ def test_a_forged_checkpoint_signature_is_rejected(
     forged_signature = encoded[:20] + ("A" if encoded[20] != "A" else "B") + encoded[21:]
     document["note"] = f"{head}\n{name} {forged_signature}\n"
     Path(published["checkpoint"]).write_text(json.dumps(document))
-    code, result = offline(
-        auditor, "--key", published["key"], "--checkpoint", published["checkpoint"]
-    )
+    code, result = offline(auditor, *given(published, "checkpoint"))
     assert (code, result["ok"]) == (3, False)
     assert "does not verify" in str(result["error"])
 
@@ -135,15 +132,7 @@ def test_a_wrong_inclusion_proof_is_rejected(auditor: Path, published: dict[str,
     proof = json.loads(Path(published["inclusion"]).read_text())
     proof["path"][2] = "00" * 32
     Path(published["inclusion"]).write_text(json.dumps(proof))
-    code, result = offline(
-        auditor,
-        "--key",
-        published["key"],
-        "--checkpoint",
-        published["checkpoint"],
-        "--inclusion",
-        published["inclusion"],
-    )
+    code, result = offline(auditor, *given(published, "checkpoint", "inclusion"))
     assert (code, result["ok"]) == (3, False)
 
 
@@ -153,17 +142,7 @@ def test_an_inclusion_proof_for_another_event_is_rejected(
     proof = json.loads(Path(published["inclusion"]).read_text())
     proof["position"] = 12
     Path(published["inclusion"]).write_text(json.dumps(proof))
-    code, _ = offline(
-        auditor,
-        "--key",
-        published["key"],
-        "--checkpoint",
-        published["checkpoint"],
-        "--export",
-        published["export"],
-        "--inclusion",
-        published["inclusion"],
-    )
+    code, _ = offline(auditor, *given(published, "checkpoint", "export", "inclusion"))
     assert code == 3
 
 
@@ -173,14 +152,6 @@ def test_a_doctored_export_is_rejected(auditor: Path, published: dict[str, str])
     entry["canonical"] = entry["canonical"].replace("test edition", "test editiom")
     lines[5] = json.dumps(entry)
     Path(published["export"]).write_text("\n".join(lines) + "\n")
-    code, result = offline(
-        auditor,
-        "--key",
-        published["key"],
-        "--checkpoint",
-        published["checkpoint"],
-        "--export",
-        published["export"],
-    )
+    code, result = offline(auditor, *given(published, "checkpoint", "export"))
     assert code == 3
     assert "event 6" in str(result["error"])

@@ -46,47 +46,43 @@ def test_a_batch_killed_before_commit_leaves_none_of_it(
     assert verify(ledger).ok
 
 
-def _spawn_env(monkeypatch: pytest.MonkeyPatch, settings: Settings) -> None:
-    """Spawned children read the ledger's settings from the environment they inherit."""
+@pytest.fixture
+def spawned(ledger: Ledger, settings: Settings, monkeypatch: pytest.MonkeyPatch) -> Ledger:
+    """The ledger, with its settings in the environment that spawned children inherit."""
     monkeypatch.setenv("ARGUSIC_DATABASE_URL", settings.database_url)
     monkeypatch.setenv("ARGUSIC_HOME", str(settings.home))
+    return ledger
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_four_processes_append_at_once(
-    ledger: Ledger, settings: Settings, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _spawn_env(monkeypatch, settings)
+def test_four_processes_append_at_once(spawned: Ledger) -> None:
     rounds, shared_streams = 30, 3
     with multiprocessing.get_context("spawn").Pool(4) as pool:
         results = pool.starmap(workers.writer, [(w, rounds, shared_streams) for w in range(4)])
     written = sum(own + shared for own, shared in results)
     assert written == 4 * rounds * 6
-    rows = list(ledger.rows())
+    rows = list(spawned.rows())
     assert [r[0] for r in rows] == list(range(1, written + 1)), "every event once, no gaps"
     assert len({(r[1], r[2]) for r in rows}) == written
     for s in range(shared_streams):
-        versions = [e.version for e in ledger.stream(f"edition:shared.{s}")]
+        versions = [e.version for e in spawned.stream(f"edition:shared.{s}")]
         assert versions == list(range(1, len(versions) + 1))
     assert (
-        sum(len(ledger.stream(f"edition:shared.{s}")) for s in range(shared_streams)) == 4 * rounds
+        sum(len(spawned.stream(f"edition:shared.{s}")) for s in range(shared_streams)) == 4 * rounds
     )
-    assert verify(ledger).ok
+    assert verify(spawned).ok
 
 
 @pytest.mark.slow
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_a_conflicting_write_fails_whole_while_one_wins(
-    ledger: Ledger, settings: Settings, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    _spawn_env(monkeypatch, settings)
+def test_a_conflicting_write_fails_whole_while_one_wins(spawned: Ledger) -> None:
     start_at = time.time() + 2.0
     with multiprocessing.get_context("spawn").Pool(4) as pool:
         won = pool.starmap(workers.contender, [(w, start_at) for w in range(4)])
     assert sorted(won) == [False, False, False, True]
     winner = won.index(True)
-    streams = {r[1] for r in ledger.rows()}
+    streams = {r[1] for r in spawned.rows()}
     assert streams == {"edition:contested"} | {f"edition:c{winner}.{j}" for j in range(9)}
-    assert ledger.size() == 10
-    assert verify(ledger).ok
+    assert spawned.size() == 10
+    assert verify(spawned).ok
