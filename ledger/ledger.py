@@ -3,7 +3,7 @@ position order, and prove what the signed checkpoints say."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from datetime import datetime
 from typing import NamedTuple
 
@@ -21,7 +21,7 @@ from ledger.merkle import (
     tree_root,
 )
 from ledger.sealing import Checkpoint
-from ledger.store import KEEP_FROM_LEVEL, LedgerRecorder, Row
+from ledger.store import KEEP_FROM_LEVEL, Entry, LedgerRecorder, Row
 
 PAGE = 10_000
 
@@ -66,11 +66,24 @@ class Ledger:
         self.recorder = recorder
         self.clock = clock
 
+    def close(self) -> None:
+        """Release the database connections."""
+        self.recorder.close()
+
     # --- writing ---
 
     def append(self, new_events: Sequence[NewEvent]) -> Checkpoint:
         """Append the events as one batch: all are recorded, with a checkpoint, or none."""
+        return self.recorder.append(self._entries(new_events, self.clock()))
+
+    def append_batches(self, batches: Iterable[Sequence[NewEvent]]) -> Checkpoint:
+        """Append batches in order, each atomically with its own checkpoint; bulk ingest
+        prepares one batch while the database commits the one before."""
         recorded_at = self.clock()
+        return self.recorder.append_batches(self._entries(b, recorded_at) for b in batches)
+
+    @staticmethod
+    def _entries(new_events: Sequence[NewEvent], recorded_at: datetime) -> list[Entry]:
         require_utc("Ledger", "clock", recorded_at)
         entries = []
         for event, version in new_events:
@@ -79,7 +92,7 @@ class Ledger:
                 event=event, recorded_at=recorded_at, stream=stream, version=version
             )
             entries.append((stream, version, codec.event_type(event), codec.encode(envelope)))
-        return self.recorder.append(entries)
+        return entries
 
     # --- reading ---
 

@@ -62,7 +62,8 @@ class PostgresLedgerRecorder(LedgerRecorder):
 
     def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[Any]:
         with self.datastore.get_connection() as conn:
-            cursor = conn.cursor(row_factory=tuple_row)
+            # Binary results: bytea arrives as it is stored, not as hex text to decode.
+            cursor = conn.cursor(binary=True, row_factory=tuple_row)
             cursor.execute(sql, params, prepare=True)
             return cursor.fetchall()
 
@@ -133,12 +134,16 @@ class PostgresLedgerRecorder(LedgerRecorder):
     # --- reading ---
 
     def select_rows(self, after: int, upto: int | None, limit: int) -> list[Row]:
-        upto = upto if upto is not None else 2**63 - 1
+        # Positions have no gaps, so an upper bound is a row count: the query stays a plain
+        # walk along the primary key, whatever the planner's statistics say.
+        if upto is not None:
+            limit = min(limit, upto - after)
+        if limit <= 0:
+            return []
         rows = self._fetchall(
-            _ROW + "WHERE position > %s AND position <= %s ORDER BY position LIMIT %s",
-            (after, upto, limit),
+            _ROW + "WHERE position > %s ORDER BY position LIMIT %s", (after, limit)
         )
-        return [_row(r) for r in rows]
+        return [_row(r) for r in rows if upto is None or r[0] <= upto]
 
     def select_stream(self, stream: str) -> list[Row]:
         return [

@@ -129,12 +129,14 @@ class SQLiteLedgerRecorder(LedgerRecorder):
     # --- reading ---
 
     def select_rows(self, after: int, upto: int | None, limit: int) -> list[Row]:
-        upto = upto if upto is not None else 2**63 - 1
-        rows = self._fetchall(
-            _ROW + "WHERE position > ? AND position <= ? ORDER BY position LIMIT ?",
-            (after, upto, limit),
-        )
-        return [_row(r) for r in rows]
+        # Positions have no gaps, so an upper bound is a row count: the query stays a plain
+        # walk along the primary key, whatever the planner's statistics say.
+        if upto is not None:
+            limit = min(limit, upto - after)
+        if limit <= 0:
+            return []
+        rows = self._fetchall(_ROW + "WHERE position > ? ORDER BY position LIMIT ?", (after, limit))
+        return [_row(r) for r in rows if upto is None or r[0] <= upto]
 
     def select_stream(self, stream: str) -> list[Row]:
         return [

@@ -18,7 +18,7 @@ from __future__ import annotations
 import contextlib
 import hashlib
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -48,6 +48,34 @@ Row = tuple[int, str, int, str, bytes, bytes]
 """A stored event: position, stream, version, type, canonical bytes, SHA-256."""
 
 NodeRow = tuple[int, int, bytes]
+
+
+class _Batch:
+    """A batch on top of `head`: its rows at once, its Merkle nodes and checkpoint on demand."""
+
+    def __init__(self, head: Checkpoint, entries: Sequence[Entry], sealer: Sealer) -> None:
+        if not entries:
+            raise ValueError("nothing to append")
+        self.head, self.entries, self.sealer = head, entries, sealer
+        self.events = [
+            (head.size + i, stream, version, type_, canonical, sha256(canonical))
+            for i, (stream, version, type_, canonical) in enumerate(entries, 1)
+        ]
+        self._sealed: tuple[list[NodeRow], Checkpoint] | None = None
+
+    def sealed(self) -> tuple[list[NodeRow], Checkpoint]:
+        """The completed Merkle nodes and the signed checkpoint, computed once."""
+        if self._sealed is None:
+            leaves = [leaf_hash(canonical) for _, _, _, canonical in self.entries]
+            start = self.head.size
+            size, frontier, nodes = extend(
+                start, self.head.frontier_hashes(), leaves, KEEP_FROM_LEVEL
+            )
+            self._sealed = nodes, self.sealer.seal(size, frontier, previous=start)
+        return self._sealed
+
+    def rebased(self, head: Checkpoint) -> _Batch:
+        return _Batch(head, self.entries, self.sealer)
 
 
 class Migration:
@@ -111,38 +139,49 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         extended the ledger first, the database refuses the batch (its positions or its
         checkpoint's predecessor are taken) and it is rebuilt on the new head.
         """
-        if not entries:
+        return self.append_batches([entries])
+
+    def append_batches(self, batches: Iterable[Sequence[Entry]]) -> Checkpoint:
+        """Append batches in order, each as `append` would: atomically, with its checkpoint.
+
+        Each batch's Merkle nodes and signature are computed, and the next batch taken and
+        prepared, while the database stores its events. The first batch refused stops the
+        rest; the ones before it stay. Empty batches are passed over.
+        """
+        upcoming = (entries for entries in batches if entries)
+        first = next(upcoming, None)
+        if first is None:
             raise ValueError("nothing to append")
+        batch: _Batch | None = _Batch(self._head or self.head(), first, self.sealer)
+        while batch is not None:
+            batch = self._commit(batch, upcoming)
+        return self._head or self.head()
+
+    def _commit(self, batch: _Batch, upcoming: Iterator[Sequence[Entry]]) -> _Batch | None:
+        """Store a batch in one transaction, rebuilding it while the head moves; return the
+        next batch, prepared on top of it meanwhile."""
+        following: Sequence[Entry] | None = None
         for _ in range(MAX_ATTEMPTS):
-            head = self._head or self.head()
             try:
-                checkpoint = self._append_after(head, entries)
+                with self._write_transaction() as cursor:
+                    self._insert_events(cursor, batch.events)
+                    nodes, checkpoint = batch.sealed()  # while the database stores the events
+                    self._insert_seal(cursor, nodes, checkpoint)
+                    following = following or next(upcoming, None)
+                    successor = (
+                        None if following is None else _Batch(checkpoint, following, self.sealer)
+                    )
+                    if successor is not None:
+                        successor.sealed()
             except IntegrityError:
                 latest = self.head()
-                if latest.size == head.size:
+                if latest.size == batch.head.size:
                     raise  # the head did not move: a (stream, version) is taken
-                self._head = latest
+                batch = batch.rebased(latest)
                 continue
             self._head = checkpoint
-            return checkpoint
+            return successor
         raise OperationalError(f"the ledger moved under {MAX_ATTEMPTS} attempts to append")
-
-    def _append_after(self, head: Checkpoint, entries: Sequence[Entry]) -> Checkpoint:
-        start = head.size
-        states = [canonical for _, _, _, canonical in entries]
-        events = [
-            (start + i, stream, version, type_, canonical, sha256(canonical))
-            for i, (stream, version, type_, canonical) in enumerate(entries, 1)
-        ]
-        with self._write_transaction() as cursor:
-            # The events go first, so the database stores them while the tree is extended.
-            self._insert_events(cursor, events)
-            size, frontier, nodes = extend(
-                start, head.frontier_hashes(), map(leaf_hash, states), KEEP_FROM_LEVEL
-            )
-            checkpoint = self.sealer.seal(size, frontier, previous=start)
-            self._insert_seal(cursor, nodes, checkpoint)
-        return checkpoint
 
     def seal_empty(self) -> Checkpoint:
         """Seal the checkpoint of the empty tree, once, so every append has a head to extend."""

@@ -10,7 +10,7 @@ from eventsourcing.persistence import PersistenceError
 
 from api import logs
 from api.cli import core, ledger_commands
-from api.cli.output import emit_error
+from api.cli.output import Session, emit_error
 from api.ingest import IngestRejected
 from api.wiring import ConfigurationError, Settings
 from ledger.keys import SigningKeyMissing
@@ -44,7 +44,7 @@ def cli(ctx: click.Context) -> None:
     """Argusic: an auditable benchmark backend on an append-only, signed evidence ledger."""
     settings = Settings.from_env()
     logs.configure(settings.log_format)
-    ctx.obj = settings
+    ctx.obj = Session(settings)
 
 
 for command in (*core.commands, ledger_commands.ledger):

@@ -9,9 +9,9 @@ import msgspec
 import structlog
 
 from api import service
-from api.cli.output import emit, json_option
+from api.cli.output import Session, emit, json_option, pass_session
 from api.ingest import IngestReport, ingest
-from api.wiring import Settings, init, open_ledger
+from api.wiring import init
 
 DEMO_DATA = Path(__file__).resolve().parents[2] / "scripts" / "demo"
 log = structlog.get_logger()
@@ -25,31 +25,32 @@ class InitReport(msgspec.Struct, frozen=True, kw_only=True):
 
 @click.command("init")
 @json_option
-@click.pass_obj
-def init_command(settings: Settings, as_json: bool) -> None:
+@pass_session
+def init_command(session: Session, as_json: bool) -> None:
     """Create or upgrade the schema; make the ledger's signing key if missing."""
-    ledger, applied = init(settings)
+    ledger, applied = init(session.settings)
     log.info("ledger ready", migrations_applied=applied, size=ledger.size())
     report = InitReport(
         applied_migrations=applied,
         size=ledger.size(),
         public_key=str(ledger.recorder.sealer.verifier),
     )
+    ledger.close()
     emit(report, lambda r: f"ledger ready: {r.size} events; verifier key {r.public_key}")
 
 
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
-@click.pass_obj
-def serve_command(settings: Settings, host: str, port: int) -> None:
+@pass_session
+def serve_command(session: Session, host: str, port: int) -> None:
     """Serve the read API over HTTP (OpenAPI at /schema)."""
     # Imported here: the web stack would slow every other command's start.
     import uvicorn  # noqa: PLC0415
 
     from api.http import create_app  # noqa: PLC0415
 
-    uvicorn.run(create_app(open_ledger(settings)), host=host, port=port, log_config=None)
+    uvicorn.run(create_app(session.ledger), host=host, port=port, log_config=None)
 
 
 def _ingest_human(report: IngestReport) -> str:
@@ -64,19 +65,19 @@ def _ingest_human(report: IngestReport) -> str:
     "files", nargs=-1, required=True, type=click.Path(exists=True, dir_okay=False, path_type=Path)
 )
 @json_option
-@click.pass_obj
-def ingest_command(settings: Settings, files: tuple[Path, ...], as_json: bool) -> None:
+@pass_session
+def ingest_command(session: Session, files: tuple[Path, ...], as_json: bool) -> None:
     """Append the records of FILES (JSON or JSON lines): all of them, or none."""
-    emit(ingest(open_ledger(settings), files), _ingest_human)
+    emit(ingest(session.ledger, files), _ingest_human)
 
 
 @click.command("demo")
 @click.option("--if-empty", is_flag=True, help="Do nothing when the ledger already has events.")
 @json_option
-@click.pass_obj
-def demo_command(settings: Settings, if_empty: bool, as_json: bool) -> None:
+@pass_session
+def demo_command(session: Session, if_empty: bool, as_json: bool) -> None:
     """Load the bundled demo data (the methodology's real changelog) into an empty ledger."""
-    ledger = open_ledger(settings)
+    ledger = session.ledger
     if ledger.size():
         if if_empty:
             emit(
@@ -91,10 +92,10 @@ def demo_command(settings: Settings, if_empty: bool, as_json: bool) -> None:
 @click.command("editions")
 @click.option("--as-of", type=int, help="Answer as of this ledger position.")
 @json_option
-@click.pass_obj
-def editions_command(settings: Settings, as_of: int | None, as_json: bool) -> None:
+@pass_session
+def editions_command(session: Session, as_of: int | None, as_json: bool) -> None:
     """The changelog editions of the methodology (section 20)."""
-    view = service.editions_view(open_ledger(settings), as_of)
+    view = service.editions_view(session.ledger, as_of)
     emit(
         view,
         lambda v: (

@@ -7,9 +7,8 @@ import sys
 import click
 
 from api import service
-from api.cli.output import emit, json_option
+from api.cli.output import Session, emit, json_option, pass_session
 from api.progress import progress_bar
-from api.wiring import Settings, open_ledger
 from ledger.export import export_lines
 from ledger.ledger import ConsistencyProof, InclusionProof
 from ledger.verify import VerifyReport, verify
@@ -32,10 +31,10 @@ def _verify_human(report: VerifyReport) -> str:
 
 @ledger.command("verify")
 @json_option
-@click.pass_obj
-def verify_command(settings: Settings, as_json: bool) -> None:
+@pass_session
+def verify_command(session: Session, as_json: bool) -> None:
     """Recompute every hash, Merkle node, root and signature; exit 3 on the first bad one."""
-    book = open_ledger(settings)
+    book = session.ledger
     with progress_bar("verifying", book.recorder.count_rows()) as progress:
         report = verify(book, progress)
     emit(report, _verify_human)
@@ -48,10 +47,10 @@ def verify_command(settings: Settings, as_json: bool) -> None:
     "--size", type=int, help="The checkpoint sealed at this tree size (default: the latest)."
 )
 @json_option
-@click.pass_obj
-def checkpoint_command(settings: Settings, size: int | None, as_json: bool) -> None:
+@pass_session
+def checkpoint_command(session: Session, size: int | None, as_json: bool) -> None:
     """The latest signed checkpoint (C2SP tlog-checkpoint note) and the verifier key."""
-    emit(service.checkpoint_view(open_ledger(settings), size), lambda v: v.note.rstrip("\n"))
+    emit(service.checkpoint_view(session.ledger, size), lambda v: v.note.rstrip("\n"))
 
 
 @ledger.group("proof")
@@ -67,28 +66,28 @@ def _proof_human(result: InclusionProof | ConsistencyProof) -> str:
 @click.argument("position", type=int)
 @click.option("--size", type=int, help="Tree size to prove against (default: the latest).")
 @json_option
-@click.pass_obj
-def inclusion_command(settings: Settings, position: int, size: int | None, as_json: bool) -> None:
+@pass_session
+def inclusion_command(session: Session, position: int, size: int | None, as_json: bool) -> None:
     """The audit path of the event at POSITION."""
-    emit(open_ledger(settings).inclusion_proof(position, size), _proof_human)
+    emit(session.ledger.inclusion_proof(position, size), _proof_human)
 
 
 @proof.command("consistency")
 @click.argument("first", type=int)
 @click.argument("second", type=int)
 @json_option
-@click.pass_obj
-def consistency_command(settings: Settings, first: int, second: int, as_json: bool) -> None:
+@pass_session
+def consistency_command(session: Session, first: int, second: int, as_json: bool) -> None:
     """The proof that the tree of size SECOND extends the tree of size FIRST."""
-    emit(open_ledger(settings).consistency_proof(first, second), _proof_human)
+    emit(session.ledger.consistency_proof(first, second), _proof_human)
 
 
 @ledger.command("export")
 @click.option("--after", type=int, default=0, show_default=True, help="Start after this position.")
-@click.pass_obj
-def export_command(settings: Settings, after: int) -> None:
+@pass_session
+def export_command(session: Session, after: int) -> None:
     """Every event after --after as JSON lines, in position order, on stdout."""
-    book = open_ledger(settings)
+    book = session.ledger
     out = sys.stdout.buffer
     with progress_bar("exporting", max(book.size() - after, 0)) as progress:
         for done, line in enumerate(export_lines(book, after), 1):

@@ -9,6 +9,9 @@ from typing import Any, NoReturn
 import click
 import msgspec
 
+from api.wiring import Settings, open_ledger
+from ledger.ledger import Ledger
+
 _encoder = msgspec.json.Encoder()
 
 
@@ -45,3 +48,22 @@ def emit_error(ctx: click.Context, message: str, code: int, **details: Any) -> N
         for rejection in details.get("rejections", []):
             click.echo(f"  {rejection.file}:{rejection.line}: {rejection.reason}", err=True)
     ctx.exit(code)
+
+
+class Session:
+    """What every command gets: the settings, and the ledger, opened on first use and closed
+    when the command ends."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._ledger: Ledger | None = None
+
+    @property
+    def ledger(self) -> Ledger:
+        if self._ledger is None:
+            self._ledger = open_ledger(self.settings)
+            click.get_current_context().call_on_close(self._ledger.close)
+        return self._ledger
+
+
+pass_session = click.make_pass_decorator(Session)

@@ -113,3 +113,43 @@ def test_the_database_lets_only_one_checkpoint_extend_a_head(
             "INSERT INTO ledger_checkpoints SELECT size + 1, previous, root, note, sealed_at, "
             "frontier FROM ledger_checkpoints WHERE size = 3",
         )
+
+
+def batches_of(start: int, sizes: list[int]) -> list[list[NewEvent]]:
+    out, n = [], start
+    for size in sizes:
+        out.append([NewEvent(edition(i), 1) for i in range(n, n + size)])
+        n += size
+    return out
+
+
+def test_streamed_batches_each_get_their_checkpoint(ledger: Ledger) -> None:
+    sizes = [1, 16, 3, 40, 7]
+    head = ledger.append_batches(batches_of(0, sizes))
+    assert head.size == sum(sizes)
+    assert [c.size for c in ledger.recorder.select_checkpoints(0, 100)] == [1, 17, 20, 60, 67]
+    assert ledger.checkpoint().root == Tree(stored(ledger)).mth(0, 67)
+    assert verify(ledger).ok
+
+
+def test_a_refused_streamed_batch_keeps_the_ones_before_and_drops_the_rest(ledger: Ledger) -> None:
+    batches = batches_of(0, [5, 5, 5])
+    batches[1][2] = NewEvent(edition(0), 1)  # (edition:9.0, 1) is in the first batch
+    with pytest.raises(IntegrityError):
+        ledger.append_batches([*batches, *batches_of(100, [5, 5])])
+    assert [r.event for r in ledger.events()] == [e.event for e in batches[0]]
+    assert verify(ledger).ok
+    append_editions(ledger, 200, 2)  # and the ledger goes on from the last commit
+    assert ledger.size() == 7
+
+
+def test_streamed_batches_rebuild_on_a_head_moved_by_another_writer(
+    ledger: Ledger, settings: Settings
+) -> None:
+    other = open_ledger(settings)
+    append_editions(ledger, 0, 2)
+    append_editions(other, 10, 3)
+    ledger.append_batches(batches_of(20, [4, 4, 4]))
+    assert [r[0] for r in ledger.rows()] == list(range(1, 18))
+    assert verify(ledger).ok
+    other.recorder.close()

@@ -4,6 +4,7 @@ every eventsourcing backend passes), run by a few-line subclass per backend."""
 from __future__ import annotations
 
 import tempfile
+import threading
 import uuid
 from pathlib import Path
 from typing import Any
@@ -34,6 +35,11 @@ class _LedgerRecorderContract(ApplicationRecorderTestCase[LedgerRecorder]):
         return ledger.recorder
 
     def tearDown(self) -> None:
+        # The contract's reader threads are told to stop but not joined; closing the pool
+        # under a thread still reading would pull the connection from under it.
+        for thread in threading.enumerate():
+            if thread is not threading.current_thread() and not thread.daemon:
+                thread.join(timeout=30)
         for recorder in self.recorders:
             recorder.close()
 
