@@ -98,10 +98,20 @@ class PostgresLedgerRecorder(LedgerRecorder):
     # --- writing ---
 
     def _insert_events(self, cursor: Cursor[Any], events: list[Row]) -> None:
+        # Positions run on from the first one, so they need not travel as an array.
+        _, streams, versions, types, canonicals, hashes = zip(*events, strict=True)
         cursor.execute(
-            "INSERT INTO ledger_events SELECT * FROM unnest("
-            "%b::bigint[], %b::text[], %b::bigint[], %b::text[], %b::bytea[], %b::bytea[])",
-            [list(column) for column in zip(*events, strict=True)],
+            "INSERT INTO ledger_events SELECT %b + n - 1, stream, version, type, canonical, hash"
+            " FROM unnest(%b::text[], %b::bigint[], %b::text[], %b::bytea[], %b::bytea[])"
+            " WITH ORDINALITY AS batch(stream, version, type, canonical, hash, n)",
+            (
+                events[0][0],
+                list(streams),
+                list(versions),
+                list(types),
+                list(canonicals),
+                list(hashes),
+            ),
             prepare=True,
         )
 
