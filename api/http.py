@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from functools import partial
+
 from litestar import Litestar, Request, Response, get
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
-from litestar.params import FromQuery
+from litestar.params import FromPath, FromQuery
 from litestar.status_codes import (
     HTTP_400_BAD_REQUEST,
     HTTP_404_NOT_FOUND,
@@ -13,13 +15,32 @@ from litestar.status_codes import (
 )
 
 from api import service
+from api.service import Reads
+from api.trace import TraceView, trace
 from ledger.ledger import ConsistencyProof, InclusionProof, Ledger, LedgerIntegrityError
 from ledger.merkle import ProofError
+from projections.views import (
+    EditionsView,
+    LeaderboardView,
+    ProjectView,
+    RunView,
+    SourcesView,
+    editions_view,
+    leaderboard_view,
+    project_view,
+    run_view,
+    sources_view,
+)
 
 
 def _ledger(state: State) -> Ledger:
     ledger: Ledger = state.ledger
     return ledger
+
+
+def _reads(state: State) -> Reads:
+    reads: Reads = state.reads
+    return reads
 
 
 @get("/healthz", sync_to_thread=True)
@@ -46,9 +67,40 @@ def consistency_proof(
     return _ledger(state).consistency_proof(first, second)
 
 
+@get("/leaderboard", sync_to_thread=True)
+def leaderboard(
+    state: State, cycle: FromQuery[str], as_of: FromQuery[int | None] = None
+) -> LeaderboardView:
+    return _reads(state).answer(
+        ("leaderboard", cycle), partial(leaderboard_view, cycle=cycle), as_of
+    )
+
+
+@get("/projects/{project_id:path}", sync_to_thread=True)
+def project(state: State, project_id: FromPath[str], as_of: FromQuery[int | None] = None) -> ProjectView:
+    project_id = project_id.lstrip("/")
+    view = partial(project_view, project_id=project_id)
+    return _reads(state).answer(("project", project_id), view, as_of)
+
+
+@get("/runs/{run_id:str}", sync_to_thread=True)
+def run(state: State, run_id: FromPath[str], as_of: FromQuery[int | None] = None) -> RunView:
+    return _reads(state).answer(("run", run_id), partial(run_view, run_id=run_id), as_of)
+
+
+@get("/runs/{run_id:str}/trace", sync_to_thread=True)
+def run_trace(state: State, run_id: FromPath[str]) -> TraceView:
+    return trace(_ledger(state), _reads(state), run_id)
+
+
 @get("/methodology/editions", sync_to_thread=True)
-def editions(state: State, as_of: FromQuery[int | None] = None) -> service.EditionsView:
-    return service.editions_view(_ledger(state), as_of)
+def editions(state: State, as_of: FromQuery[int | None] = None) -> EditionsView:
+    return _reads(state).answer(("editions",), editions_view, as_of)
+
+
+@get("/methodology/sources", sync_to_thread=True)
+def sources(state: State, as_of: FromQuery[int | None] = None) -> SourcesView:
+    return _reads(state).answer(("sources",), sources_view, as_of)
 
 
 def _error(status: int) -> object:
@@ -60,8 +112,19 @@ def _error(status: int) -> object:
 
 def create_app(ledger: Ledger) -> Litestar:
     return Litestar(
-        route_handlers=[healthz, checkpoint, inclusion_proof, consistency_proof, editions],
-        state=State({"ledger": ledger}),
+        route_handlers=[
+            healthz,
+            checkpoint,
+            inclusion_proof,
+            consistency_proof,
+            leaderboard,
+            project,
+            run,
+            run_trace,
+            editions,
+            sources,
+        ],
+        state=State({"ledger": ledger, "reads": Reads(ledger)}),
         exception_handlers={
             LookupError: _error(HTTP_404_NOT_FOUND),
             ProofError: _error(HTTP_400_BAD_REQUEST),

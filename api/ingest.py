@@ -2,18 +2,38 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
 from pathlib import Path
+from typing import Protocol
 
 import msgspec
 
+from adapters.artifacts import fingerprint
 from domain.editions import EditionRecord, draft_edition
-from domain.events import DomainEvent, EditionDrafted
+from domain.environment_qa import ReviewRecord, clear_review
+from domain.events import (
+    DomainEvent,
+    EditionDrafted,
+    Evidence,
+    Fingerprint,
+    ProjectReviewCleared,
+)
 from domain.rejections import Rejected
-from ledger.ledger import Ledger, NewEvent
+from domain.runs import RunRecord, record_run
+from ledger.ledger import Ledger, NewEvent, RecordedEvent
+from projections.methodology import Methodology, MethodologyProjection
+from projections.runner import ReadModel
+from projections.views import projects_under_review
 
-Record = EditionRecord
-_record_decoder = msgspec.json.Decoder(Record)
+Record = EditionRecord | RunRecord | ReviewRecord
+_decoder = msgspec.json.Decoder(Record)
+BATCH = 1_000
+_NOT_YET = datetime.min.replace(tzinfo=UTC)
+
+
+class ArtifactStore(Protocol):
+    def put(self, source: Path) -> Fingerprint: ...
 
 
 class RecordRejection(msgspec.Struct, frozen=True, kw_only=True):
@@ -48,48 +68,110 @@ def _split(text: bytes) -> list[tuple[int, bytes]]:
     return [(i, bytes(raw)) for i, raw in enumerate(whole, 1)]
 
 
-def read_records(path: Path) -> tuple[list[tuple[int, Record]], list[RecordRejection]]:
-    """Decode every record of a file, each rejection naming its line and what is wrong."""
-    records, rejections = [], []
+class Intake:
+    """Decides record after record against the ledger's state, folding in each decision as it
+    goes, so a record sees the records before it in the same ingest."""
+
+    def __init__(self, ledger: Ledger, position: int, state: Methodology) -> None:
+        self.ledger = ledger
+        self.position = position
+        self.state = state
+        self.projection = MethodologyProjection()
+        self.decided: list[NewEvent] = []
+        self.evidence: list[Path] = []
+
+    def decide(self, record: Record, folder: Path) -> None:
+        """Fold in what the rules decide for `record` (possibly nothing)."""
+        events: Sequence[DomainEvent]
+        match record:
+            case EditionRecord():
+                edition = self.state.editions.get(record.version)
+                recorded = edition and EditionDrafted(
+                    version=edition.version, drafted=edition.drafted, summary=edition.summary
+                )
+                events = draft_edition(record, recorded)
+            case RunRecord():
+                files = _evidence_files(record, folder)
+                evidence = Evidence(**{kind: fingerprint(path) for kind, path in files.items()})
+                run = self.state.runs.get(record.run_id)
+                events = record_run(record, evidence, set(self.state.editions), run and run.event)
+                self.evidence += files.values() if events else []
+            case ReviewRecord():
+                under_review = record.project in projects_under_review(self.state)
+                events = clear_review(record, under_review)
+        for event in events:
+            self.position += 1
+            self.decided.append(NewEvent(event, self._version(event)))
+            self.projection.apply(self.state, _pending(self.position, event))
+
+    def _version(self, event: DomainEvent) -> int:
+        """Runs and editions are recorded once (version 1); a project's reviews accumulate."""
+        if not isinstance(event, ProjectReviewCleared):
+            return 1
+        earlier = sum(1 for e, _ in self.decided if e.stream == event.stream)
+        return len(self.ledger.stream(event.stream)) + earlier + 1
+
+
+def _pending(position: int, event: DomainEvent) -> RecordedEvent:
+    """A decided event as it will be recorded: `recorded_at` and `hash` are not known yet and
+    no rule reads them."""
+    return RecordedEvent(
+        position=position,
+        stream=event.stream,
+        version=0,
+        recorded_at=_NOT_YET,
+        hash=b"",
+        event=event,
+    )
+
+
+def _evidence_files(record: RunRecord, folder: Path) -> dict[str, Path]:
+    named = {"log": record.evidence.log, "cast": record.evidence.cast}
+    files = {kind: folder / name for kind, name in named.items() if name}
+    for kind, path in files.items():
+        if not path.is_file():
+            raise Rejected("section 17", f"evidence.{kind}: no file at {path}")
+    return files
+
+
+def read_records(path: Path) -> Iterator[tuple[int, Record | RecordRejection]]:
+    """Each record of a file, or the rejection that names its line and what is wrong."""
     for line, raw in _split(path.read_bytes()):
         try:
-            records.append((line, _record_decoder.decode(raw)))
+            yield line, _decoder.decode(raw)
         except msgspec.ValidationError as e:
-            rejections.append(RecordRejection(file=str(path), line=line, reason=str(e)))
+            yield line, RecordRejection(file=str(path), line=line, reason=str(e))
         except msgspec.DecodeError as e:
-            rejections.append(RecordRejection(file=str(path), line=line, reason=f"not JSON: {e}"))
-    return records, rejections
+            yield line, RecordRejection(file=str(path), line=line, reason=f"not JSON: {e}")
 
 
-def _decide(ledger: Ledger, record: Record, pending: dict[str, DomainEvent]) -> list[DomainEvent]:
-    stream = f"edition:{record.version}"
-    recorded = pending.get(stream) or next(
-        (r.event for r in ledger.stream(stream) if isinstance(r.event, EditionDrafted)), None
-    )
-    return list(draft_edition(record, recorded))
-
-
-def ingest(ledger: Ledger, paths: Sequence[Path]) -> IngestReport:
-    """Validate every record of every file, then append what they decide as one batch."""
+def ingest(ledger: Ledger, paths: Sequence[Path], store: ArtifactStore) -> IngestReport:
+    """Validate every record of every file, then store the evidence and append the events
+    (in batches of 1,000, each atomic); one rejected record appends nothing at all."""
+    position = ledger.size()
+    intake = Intake(ledger, position, ReadModel(ledger, MethodologyProjection()).as_of(position))
     rejections: list[RecordRejection] = []
-    decided: list[DomainEvent] = []
-    pending: dict[str, DomainEvent] = {}
     count = 0
     for path in paths:
-        records, bad = read_records(path)
-        rejections += bad
-        count += len(records) + len(bad)
-        for line, record in records:
+        for line, record in read_records(path):
+            count += 1
+            if isinstance(record, RecordRejection):
+                rejections.append(record)
+                continue
             try:
-                events = _decide(ledger, record, pending)
+                intake.decide(record, path.parent)
             except Rejected as e:
                 rejections.append(RecordRejection(file=str(path), line=line, reason=str(e)))
-                continue
-            decided += events
-            pending.update((e.stream, e) for e in events)
     if rejections:
         raise IngestRejected(rejections)
-    size = ledger.append([NewEvent(e, 1) for e in decided]).size if decided else ledger.size()
+    for evidence in intake.evidence:
+        store.put(evidence)
+    events = intake.decided
+    if events:
+        ledger.append_batches(events[i : i + BATCH] for i in range(0, len(events), BATCH))
     return IngestReport(
-        records=count, appended=len(decided), unchanged=count - len(decided), ledger_size=size
+        records=count,
+        appended=len(events),
+        unchanged=count - len(events),
+        ledger_size=ledger.size(),
     )

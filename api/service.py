@@ -2,11 +2,19 @@
 
 from __future__ import annotations
 
+import threading
+from collections.abc import Callable, Hashable
+from typing import TypeVar
+
 import msgspec
 
 from ledger.ledger import Ledger
-from projections.editions import EditionRow, EditionsProjection
+from projections.base import fold
+from projections.methodology import Methodology, MethodologyProjection
 from projections.runner import ReadModel
+
+T = TypeVar("T")
+View = Callable[[Methodology, int], T]
 
 
 class CheckpointView(msgspec.Struct, frozen=True, kw_only=True):
@@ -15,11 +23,6 @@ class CheckpointView(msgspec.Struct, frozen=True, kw_only=True):
     note: str
     public_key: str
     sealed_at: str
-
-
-class EditionsView(msgspec.Struct, frozen=True, kw_only=True):
-    as_of: int
-    editions: list[EditionRow]
 
 
 class Health(msgspec.Struct, frozen=True, kw_only=True):
@@ -38,6 +41,10 @@ def checkpoint_view(ledger: Ledger, size: int | None = None) -> CheckpointView:
     )
 
 
+def health(ledger: Ledger) -> Health:
+    return Health(status="ok", size=ledger.size())
+
+
 def position_as_of(ledger: Ledger, as_of: int | None) -> int:
     """The position a read answers as of: the latest by default, never past the end."""
     size = ledger.size()
@@ -48,11 +55,41 @@ def position_as_of(ledger: Ledger, as_of: int | None) -> int:
     return as_of
 
 
-def editions_view(ledger: Ledger, as_of: int | None = None) -> EditionsView:
-    position = position_as_of(ledger, as_of)
-    model = ReadModel(ledger, EditionsProjection()).as_of(position)
-    return EditionsView(as_of=position, editions=model.editions)
+class Reads:
+    """The methodology's read models over one ledger.
 
+    The latest state is kept in memory and folded on as events arrive (the first read
+    catches the stored model up and stores it); views of it are cached per position. A read
+    as of an earlier position folds that state afresh.
+    """
 
-def health(ledger: Ledger) -> Health:
-    return Health(status="ok", size=ledger.size())
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger = ledger
+        self.projection = MethodologyProjection()
+        self.read_model = ReadModel(ledger, self.projection)
+        self._lock = threading.Lock()
+        self._latest: tuple[int, Methodology] | None = None
+        self._views: dict[Hashable, object] = {}
+        self._views_at = -1
+
+    def answer(self, key: Hashable, view: View[T], as_of: int | None = None) -> T:
+        """`view` of the state as of `as_of` (the latest by default); `key` names the view."""
+        position = position_as_of(self.ledger, as_of)
+        with self._lock:
+            latest, state = self._caught_up()
+            if position == latest:
+                if self._views_at != latest:
+                    self._views, self._views_at = {}, latest
+                if key not in self._views:
+                    self._views[key] = view(state, latest)
+                return self._views[key]  # type: ignore[return-value]
+        return view(self.read_model.as_of(position), position)
+
+    def _caught_up(self) -> tuple[int, Methodology]:
+        if self._latest is None:
+            self._latest = self.read_model.catch_up()
+        position, state = self._latest
+        head = self.ledger.size()
+        if head > position:
+            self._latest = (head, fold(self.projection, self.ledger.events(position, head), state))
+        return self._latest

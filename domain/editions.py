@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from datetime import date
 from typing import Annotated
 
@@ -36,3 +37,10 @@ def draft_edition(record: EditionRecord, recorded: EditionDrafted | None) -> lis
     if recorded != event:
         raise Rejected("section 20", f"edition {record.version} is already recorded differently")
     return []
+
+
+def effective_since(version: str, runs: Iterable[tuple[str, date]]) -> date | None:
+    """Methodology section 20: the day the first run measured with the edition started,
+    from the run records alone; None while no run has used it."""
+    days = [day for edition, day in runs if edition == version]
+    return min(days) if days else None

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from datetime import date, datetime, timedelta
 from functools import cache
+from typing import Annotated, Literal
 
 import msgspec
 import msgspec.inspect
@@ -55,5 +56,110 @@ class EditionDrafted(Event, frozen=True):
         return f"edition:{self.version}"
 
 
-DomainEvent = EditionDrafted
+SourceType = Literal[
+    "repository",
+    "huggingface_model",
+    "huggingface_space",
+    "package",
+    "vendor_tool",
+    "cloud_template",
+    "container_image",
+    "mcp_server",
+]
+"""Methodology section 6a: what a tested project can be."""
+
+Pool = Literal["public", "secret"]
+AttemptKind = Literal["standard", "retry", "stronger"]
+RunStatus = Literal["finished", "timeout", "invalid"]
+TestDepth = Literal["tier1_real", "tier2_mock", "tier3_none"]
+Count = Annotated[int, msgspec.Meta(ge=0)]
+Text = Annotated[str, msgspec.Meta(min_length=1)]
+
+
+class Value(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+    """Base of the values events carry (and input records reuse)."""
+
+
+class Project(Value, frozen=True):
+    """A tested project, pinned (methodology sections 6 and 6a)."""
+
+    id: Text
+    source_type: SourceType
+    pool: Pool
+    repo: str | None = None
+    commit: str | None = None
+    heavy: bool = False
+    needs_gpu: bool = False
+    repo_size_mb: Annotated[float, msgspec.Meta(ge=0)] | None = None
+
+
+class Agent(Value, frozen=True):
+    """A fixed, version-pinned agent: model and harness (methodology section 4)."""
+
+    id: Text
+    model: Text
+    model_version: Text
+    harness: Text
+    harness_version: Text
+
+
+class Report(Value, frozen=True):
+    """What the agent reported at the end of a run (methodology sections 8 and 16)."""
+
+    installed: bool
+    started: bool
+    errors_found: Count
+    errors_fixed: Count
+    test_depth: TestDepth
+    verified_how: str | None = None
+    final_state: str | None = None
+
+
+class Fingerprint(Value, frozen=True):
+    """An evidence file as it arrived: its SHA-256 and size (methodology section 17)."""
+
+    sha256: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
+    bytes: Count
+
+
+class Evidence(Value, frozen=True):
+    log: Fingerprint | None = None
+    cast: Fingerprint | None = None
+
+
+class RunRecorded(Event, frozen=True):
+    """One run of an agent on a project, as its harness reported it; outcome and score are
+    derived from it by the rubric, never recorded (methodology sections 7 and 8)."""
+
+    run_id: Text
+    cycle: str
+    edition: str
+    project: Project
+    agent: Agent
+    attempt: AttemptKind
+    started_at: datetime
+    finished_at: datetime
+    status: RunStatus
+    invalid_reason: str | None
+    report: Report | None
+    evidence: Evidence
+
+    @property
+    def stream(self) -> str:
+        return f"run:{self.run_id}"
+
+
+class ProjectReviewCleared(Event, frozen=True):
+    """A person reviewed a project put under review and cleared it (methodology section 15)."""
+
+    project_id: Text
+    reviewer: Text
+    note: str
+
+    @property
+    def stream(self) -> str:
+        return f"review:{self.project_id}"
+
+
+DomainEvent = EditionDrafted | RunRecorded | ProjectReviewCleared
 """The tagged union the ledger decodes; extend it with every new event type."""

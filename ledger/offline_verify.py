@@ -6,6 +6,7 @@ Needs only the Python standard library, `cryptography`, and its two neighbours
     python -m ledger.offline_verify --key VERIFIER_KEY --checkpoint checkpoint.txt \\
         [--export events.jsonl] [--inclusion proof.json] \\
         [--consistency proof.json [--old-checkpoint old.txt]]
+    python -m ledger.offline_verify --key VERIFIER_KEY --trace trace.json
 
 A checkpoint file is a signed note, or the JSON that `argusic ledger checkpoint --json` prints.
 Prints one JSON document; exits 0 when everything checks out, 3 when something does not,
@@ -20,6 +21,7 @@ import json
 import sys
 from collections.abc import Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from ledger.merkle import (
     ProofError,
@@ -80,9 +82,27 @@ def check_export(
     return size, roots, leaves
 
 
+def check_trace(trace: dict[str, Any], verifier: Verifier) -> list[str]:
+    """A trace (`argusic trace --json`): its checkpoint is signed by the key, and each of its
+    events is the bytes it shows, included in that checkpoint's tree."""
+    head = open_checkpoint(trace["checkpoint"]["note"], verifier)
+    for event in trace["events"]:
+        canonical = event["canonical"].encode()
+        if hashlib.sha256(canonical).hexdigest() != event["hash"]:
+            raise Failed(f"event {event['position']}: hash does not match its canonical bytes")
+        leaf = leaf_hash(canonical)
+        if leaf.hex() != event["leaf_hash"]:
+            raise Failed(f"event {event['position']}: leaf hash does not match its bytes")
+        path = [bytes.fromhex(h) for h in event["path"]]
+        verify_inclusion(event["position"] - 1, head.size, leaf, path, head.root)
+    return [f"trace of {trace['run_id']}: {len(trace['events'])} events in checkpoint {head.size}"]
+
+
 def run(args: argparse.Namespace) -> list[str]:
     """Check everything given; return what was checked, or raise Failed."""
     verifier = Verifier.parse(args.key)
+    if args.trace:
+        return check_trace(json.loads(args.trace.read_text()), verifier)
     head = read_checkpoint(args.checkpoint, verifier)
     checked = [f"checkpoint: size {head.size} signed by {verifier.name}"]
     old = read_checkpoint(args.old_checkpoint, verifier) if args.old_checkpoint else None
@@ -147,12 +167,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument("--key", required=True, help="the ledger's verifier key string")
-    parser.add_argument("--checkpoint", required=True, type=Path)
+    parser.add_argument("--checkpoint", type=Path)
+    parser.add_argument("--trace", type=Path, help="a trace from `argusic trace --json`")
     parser.add_argument("--export", type=Path)
     parser.add_argument("--inclusion", type=Path)
     parser.add_argument("--consistency", type=Path)
     parser.add_argument("--old-checkpoint", type=Path)
     args = parser.parse_args(argv)
+    if not (args.trace or args.checkpoint):
+        parser.error("give --checkpoint or --trace")
     try:
         checked = run(args)
     except OSError as e:

@@ -140,3 +140,8 @@ def argusic(
 
 def is_postgres(settings: Settings) -> bool:
     return settings.database_url.startswith("postgresql")
+
+
+DEMO = Path(__file__).resolve().parents[1] / "scripts" / "demo"
+DEMO_EVENTS = sum(len(f.read_text().splitlines()) for f in DEMO.glob("*.jsonl"))
+"""Every record of the bundled demo becomes one event."""

@@ -9,7 +9,7 @@ import msgspec
 from eventsourcing.persistence import PersistenceError
 
 from api import logs
-from api.cli import core, ledger_commands
+from api.cli import core, ledger_commands, methodology
 from api.cli.output import Session, emit_error
 from api.ingest import IngestRejected
 from api.wiring import ConfigurationError, Settings
@@ -47,7 +47,7 @@ def cli(ctx: click.Context) -> None:
     ctx.obj = Session(settings)
 
 
-for command in (*core.commands, ledger_commands.ledger):
+for command in (*core.commands, *methodology.commands, ledger_commands.ledger):
     cli.add_command(command)
 
 

@@ -8,7 +8,6 @@ import click
 import msgspec
 import structlog
 
-from api import service
 from api.cli.output import Session, emit, json_option, pass_session
 from api.ingest import IngestReport, ingest
 from api.wiring import init
@@ -68,7 +67,7 @@ def _ingest_human(report: IngestReport) -> str:
 @pass_session
 def ingest_command(session: Session, files: tuple[Path, ...], as_json: bool) -> None:
     """Append the records of FILES (JSON or JSON lines): all of them, or none."""
-    emit(ingest(session.ledger, files), _ingest_human)
+    emit(ingest(session.ledger, files, session.artifacts), _ingest_human)
 
 
 @click.command("demo")
@@ -86,26 +85,7 @@ def demo_command(session: Session, if_empty: bool, as_json: bool) -> None:
             )
             return
         raise LookupError("the demo loads only into an empty ledger")
-    emit(ingest(ledger, sorted(DEMO_DATA.glob("*.jsonl"))), _ingest_human)
+    emit(ingest(ledger, sorted(DEMO_DATA.glob("*.jsonl")), session.artifacts), _ingest_human)
 
 
-@click.command("editions")
-@click.option("--as-of", type=int, help="Answer as of this ledger position.")
-@json_option
-@pass_session
-def editions_command(session: Session, as_of: int | None, as_json: bool) -> None:
-    """The changelog editions of the methodology (section 20)."""
-    view = service.editions_view(session.ledger, as_of)
-    emit(
-        view,
-        lambda v: (
-            "\n".join(
-                f"v{e.version}  drafted {e.drafted}  effective since {e.effective_since or '-'}"
-                for e in v.editions
-            )
-            or "no editions"
-        ),
-    )
-
-
-commands = (init_command, serve_command, ingest_command, demo_command, editions_command)
+commands = (init_command, serve_command, ingest_command, demo_command)

@@ -9,6 +9,8 @@ from typing import Any, NoReturn
 import click
 import msgspec
 
+from adapters.artifacts import FileArtifactStore
+from api.service import Reads
 from api.wiring import Settings, open_ledger
 from ledger.ledger import Ledger
 
@@ -57,6 +59,14 @@ class Session:
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
         self._ledger: Ledger | None = None
+
+    @property
+    def reads(self) -> Reads:
+        return Reads(self.ledger)
+
+    @property
+    def artifacts(self) -> FileArtifactStore:
+        return FileArtifactStore(self.settings.home / "artifacts")
 
     @property
     def ledger(self) -> Ledger:

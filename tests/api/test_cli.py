@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ledger.note import Verifier, open_checkpoint
-from tests.conftest import argusic
+from tests.conftest import DEMO_EVENTS, argusic
 
 
 def run_json(env: dict[str, str], *args: str, code: int = 0) -> dict[str, object]:
@@ -67,9 +67,9 @@ def test_checkpoint_is_a_signed_c2sp_note(demo_env: dict[str, str]) -> None:
     document = run_json(demo_env, "ledger", "checkpoint")
     assert set(document) >= {"size", "root", "note", "public_key"}
     body = open_checkpoint(str(document["note"]), Verifier.parse(str(document["public_key"])))
-    assert body.size == document["size"] == 9
+    assert body.size == document["size"] == DEMO_EVENTS
     assert body.root.hex() == document["root"]
-    assert str(document["note"]).split("\n")[:2] == ["argusic.local/ledger", "9"]
+    assert str(document["note"]).split("\n")[:2] == ["argusic.local/ledger", str(DEMO_EVENTS)]
 
 
 def test_proof_documents(demo_env: dict[str, str]) -> None:
@@ -81,9 +81,10 @@ def test_proof_documents(demo_env: dict[str, str]) -> None:
 
 
 def test_a_position_outside_the_ledger_is_rejected(demo_env: dict[str, str]) -> None:
-    document = run_json(demo_env, "ledger", "proof", "inclusion", "10", code=1)
+    beyond = str(DEMO_EVENTS + 1)
+    document = run_json(demo_env, "ledger", "proof", "inclusion", beyond, code=1)
     assert document["ok"] is False
-    assert "position 10" in str(document["error"])
+    assert f"position {beyond}" in str(document["error"])
 
 
 def test_usage_errors_exit_2(demo_env: dict[str, str]) -> None:
@@ -103,13 +104,13 @@ def test_a_bad_record_appends_nothing_and_is_named(
     rejections = document["rejections"]
     assert isinstance(rejections, list)
     assert [(r["line"], "drafted" in r["reason"]) for r in rejections] == [(2, True)]
-    assert run_json(demo_env, "ledger", "checkpoint")["size"] == 9
+    assert run_json(demo_env, "ledger", "checkpoint")["size"] == DEMO_EVENTS
 
 
 def test_export_lines(demo_env: dict[str, str]) -> None:
     result = argusic(demo_env, "ledger", "export", "--after", "7")
     lines = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [line["position"] for line in lines] == [8, 9]
+    assert [line["position"] for line in lines] == list(range(8, DEMO_EVENTS + 1))
     assert list(lines[0]) == [
         "position",
         "type",

@@ -18,7 +18,7 @@ from api.http import create_app
 from ledger.ledger import Ledger
 from ledger.merkle import verify_inclusion
 from ledger.note import Verifier, open_checkpoint
-from tests.conftest import ARGUSIC, append_editions
+from tests.conftest import ARGUSIC, DEMO_EVENTS, append_editions
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -125,7 +125,7 @@ def test_make_run_serves_the_demo_on_port_8000(cli_env: dict[str, str]) -> None:
         stderr=subprocess.DEVNULL,
     )
     try:
-        assert wait_for("http://127.0.0.1:8000/healthz", server, 300).json()["size"] == 9
+        assert wait_for("http://127.0.0.1:8000/healthz", server, 300).json()["size"] == DEMO_EVENTS
         editions = httpx.get("http://127.0.0.1:8000/methodology/editions").json()["editions"]
         assert editions[5]["version"] == "1.2"
     finally:

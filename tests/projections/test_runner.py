@@ -8,11 +8,11 @@ from api.wiring import Settings, init
 from ledger.codec import encode_json
 from ledger.ledger import Ledger, NewEvent
 from projections.base import fold
-from projections.editions import EditionsProjection
+from projections.methodology import MethodologyProjection
 from projections.runner import ReadModel
 from tests.conftest import edition
 
-PROJECTION = EditionsProjection()
+PROJECTION = MethodologyProjection()
 
 
 def fill(book: Ledger, count: int) -> list[NewEvent]:
@@ -46,7 +46,7 @@ def test_catch_up_applies_only_what_is_new(ledger: Ledger) -> None:
     ledger.append([NewEvent(edition(99), 1)])
     position, model = read_model.catch_up()
     assert position == 7
-    assert [e.version for e in model.editions][-1] == "9.99"
+    assert list(model.editions)[-1] == "9.99"
     assert encode_json(model) == encode_json(fold(PROJECTION, ledger.events()))
     assert read_model.stored()[0] == 7
 

@@ -1,0 +1,68 @@
+"""Evidence files, content-addressed on the filesystem under ARGUSIC_HOME/artifacts.
+
+A file is stored under its SHA-256, written to a temporary file, flushed to disk and renamed
+into place, so a reader sees all of it or nothing; once stored it is never written again.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import tempfile
+from pathlib import Path
+
+from domain.events import Fingerprint
+
+CHUNK = 1 << 20
+
+
+def fingerprint(path: Path) -> Fingerprint:
+    """The SHA-256 and size of a file, read in chunks."""
+    digest, size = hashlib.sha256(), 0
+    with path.open("rb") as file:
+        while chunk := file.read(CHUNK):
+            digest.update(chunk)
+            size += len(chunk)
+    return Fingerprint(sha256=digest.hexdigest(), bytes=size)
+
+
+class FileArtifactStore:
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path(self, sha256: str) -> Path:
+        return self.root / "sha256" / sha256[:2] / sha256
+
+    def put(self, source: Path) -> Fingerprint:
+        """Store a copy of `source` under its SHA-256 (once) and return its fingerprint."""
+        target_dir = self.root / "sha256"
+        target_dir.mkdir(parents=True, exist_ok=True)
+        digest, size = hashlib.sha256(), 0
+        descriptor, temporary = tempfile.mkstemp(dir=target_dir, prefix=".incoming-")
+        try:
+            with os.fdopen(descriptor, "wb") as out, source.open("rb") as file:
+                while chunk := file.read(CHUNK):
+                    digest.update(chunk)
+                    size += len(chunk)
+                    out.write(chunk)
+                out.flush()
+                os.fsync(out.fileno())
+            found = Fingerprint(sha256=digest.hexdigest(), bytes=size)
+            target = self.path(found.sha256)
+            if not target.exists():
+                target.parent.mkdir(exist_ok=True)
+                os.chmod(temporary, 0o444)
+                os.replace(temporary, target)
+                _fsync_dir(target.parent)
+            return found
+        finally:
+            if os.path.exists(temporary):
+                os.unlink(temporary)
+
+
+def _fsync_dir(path: Path) -> None:
+    descriptor = os.open(path, os.O_RDONLY)
+    try:
+        os.fsync(descriptor)
+    finally:
+        os.close(descriptor)

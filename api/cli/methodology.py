@@ -1,0 +1,141 @@
+"""`argusic leaderboard | project | run | editions | sources | trace`."""
+
+from __future__ import annotations
+
+from functools import partial
+
+import click
+
+from api.cli.output import Session, emit, json_option, pass_session
+from api.trace import TraceView, trace
+from projections.views import (
+    EditionsView,
+    LeaderboardView,
+    ProjectView,
+    RunView,
+    SourcesView,
+    editions_view,
+    leaderboard_view,
+    project_view,
+    run_view,
+    sources_view,
+)
+
+as_of_option = click.option("--as-of", type=int, help="Answer as of this ledger position.")
+
+
+def _leaderboard_human(view: LeaderboardView) -> str:
+    lines = [f"cycle {view.cycle}, as of position {view.as_of}"]
+    for row in view.rows:
+        score = "-" if row.score is None else f"{row.score:.1f}"
+        excluded = ", ".join(f"{e.project} ({e.reason})" for e in row.excluded)
+        lines.append(
+            f"  {row.agent:24} score {score:>6}  pass rate {row.pass_rate:.0%}"
+            f"  attempts {row.attempts}" + (f"  excluded: {excluded}" if excluded else "")
+        )
+    return "\n".join(lines)
+
+
+@click.command("leaderboard")
+@click.option("--cycle", required=True, help="The test cycle, e.g. 2026-09.")
+@as_of_option
+@json_option
+@pass_session
+def leaderboard_command(session: Session, cycle: str, as_of: int | None, as_json: bool) -> None:
+    """The agents of a cycle, by the middle of their per-project middles (section 9)."""
+    view = session.reads.answer(
+        ("leaderboard", cycle), partial(leaderboard_view, cycle=cycle), as_of
+    )
+    emit(view, _leaderboard_human)
+
+
+def _project_human(view: ProjectView) -> str:
+    lines = [f"{view.project}: {view.verdict}" + (" (under review)" if view.under_review else "")]
+    lines += [
+        f"  {a.run_id} {a.agent} {a.attempt} v{a.edition}: "
+        + (f"{a.outcome} {a.score:g}" if a.valid else f"invalid ({a.invalid_reason})")
+        for a in view.attempts
+    ]
+    return "\n".join(lines)
+
+
+@click.command("project")
+@click.argument("project_id")
+@as_of_option
+@json_option
+@pass_session
+def project_command(session: Session, project_id: str, as_of: int | None, as_json: bool) -> None:
+    """A project's verdict, attempts and sets (sections 10, 11 and 15)."""
+    view: ProjectView = session.reads.answer(
+        ("project", project_id), partial(project_view, project_id=project_id), as_of
+    )
+    emit(view, _project_human)
+
+
+@click.command("run")
+@click.argument("run_id")
+@as_of_option
+@json_option
+@pass_session
+def run_command(session: Session, run_id: str, as_of: int | None, as_json: bool) -> None:
+    """One run: its outcome, score lines, time budget and evidence (sections 7, 8 and 17)."""
+    view: RunView = session.reads.answer(("run", run_id), partial(run_view, run_id=run_id), as_of)
+    emit(view, lambda v: f"{v.run_id}: {v.outcome or 'invalid'} {v.score if v.valid else ''}")
+
+
+def _editions_human(view: EditionsView) -> str:
+    return (
+        "\n".join(
+            f"v{e.version}  drafted {e.drafted}  effective since {e.effective_since or '-'}"
+            + ("  (differs from drafted)" if e.differs_from_drafted else "")
+            for e in view.editions
+        )
+        or "no editions"
+    )
+
+
+@click.command("editions")
+@as_of_option
+@json_option
+@pass_session
+def editions_command(session: Session, as_of: int | None, as_json: bool) -> None:
+    """The changelog editions, drafted and effective since (section 20)."""
+    emit(session.reads.answer(("editions",), editions_view, as_of), _editions_human)
+
+
+def _sources_human(view: SourcesView) -> str:
+    return "\n".join(f"{s.source_type:18} {s.status:22} {s.projects_tested}" for s in view.sources)
+
+
+@click.command("sources")
+@as_of_option
+@json_option
+@pass_session
+def sources_command(session: Session, as_of: int | None, as_json: bool) -> None:
+    """What a tested project can be, and which sources are in use (section 6a)."""
+    emit(session.reads.answer(("sources",), sources_view, as_of), _sources_human)
+
+
+def _trace_human(view: TraceView) -> str:
+    lines = [f"{view.run_id}: {view.outcome} {view.score}; checkpoint {view.checkpoint.size}"]
+    lines += [f"  {e.position:>8} {e.type:22} {e.hash}" for e in view.events]
+    return "\n".join(lines)
+
+
+@click.command("trace")
+@click.argument("run_id")
+@json_option
+@pass_session
+def trace_command(session: Session, run_id: str, as_json: bool) -> None:
+    """Every event behind a run's figures, with inclusion proofs (verifiable offline)."""
+    emit(trace(session.ledger, session.reads, run_id), _trace_human)
+
+
+commands = (
+    leaderboard_command,
+    project_command,
+    run_command,
+    editions_command,
+    sources_command,
+    trace_command,
+)
