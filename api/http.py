@@ -77,7 +77,9 @@ def leaderboard(
 
 
 @get("/projects/{project_id:path}", sync_to_thread=True)
-def project(state: State, project_id: FromPath[str], as_of: FromQuery[int | None] = None) -> ProjectView:
+def project(
+    state: State, project_id: FromPath[str], as_of: FromQuery[int | None] = None
+) -> ProjectView:
     project_id = project_id.lstrip("/")
     view = partial(project_view, project_id=project_id)
     return _reads(state).answer(("project", project_id), view, as_of)

@@ -6,15 +6,26 @@ import json
 from pathlib import Path
 from typing import Any
 
-# A report per score the rubric gives (methodology section 8).
+
+def report(installed: bool, started: bool, found: int, fixed: int, depth: str) -> dict[str, Any]:
+    return {
+        "installed": installed,
+        "started": started,
+        "errors_found": found,
+        "errors_fixed": fixed,
+        "test_depth": depth,
+    }
+
+
+# A report per score the rubric gives (methodology section 8); "T" is a timeout.
 REPORTS: dict[str, dict[str, Any] | None] = {
-    "100": dict(installed=True, started=True, errors_found=0, errors_fixed=0, test_depth="tier1_real"),
-    "92": dict(installed=True, started=True, errors_found=2, errors_fixed=2, test_depth="tier2_mock"),
-    "80": dict(installed=True, started=True, errors_found=1, errors_fixed=1, test_depth="tier3_none"),
-    "70": dict(installed=True, started=True, errors_found=2, errors_fixed=1, test_depth="tier3_none"),
-    "50": dict(installed=True, started=False, errors_found=0, errors_fixed=0, test_depth="tier3_none"),
-    "40": dict(installed=True, started=False, errors_found=2, errors_fixed=1, test_depth="tier3_none"),
-    "30": dict(installed=True, started=False, errors_found=3, errors_fixed=0, test_depth="tier1_real"),
+    "100": report(True, True, 0, 0, "tier1_real"),
+    "92": report(True, True, 2, 2, "tier2_mock"),
+    "80": report(True, True, 1, 1, "tier3_none"),
+    "70": report(True, True, 2, 1, "tier3_none"),
+    "50": report(True, False, 0, 0, "tier3_none"),
+    "40": report(True, False, 2, 1, "tier3_none"),
+    "30": report(True, False, 3, 0, "tier1_real"),
     "T": None,
 }
 
@@ -61,14 +72,21 @@ def run(
 
 EDITIONS = [
     {"kind": "edition", "version": v, "drafted": d, "summary": f"edition {v}"}
-    for v, d in [("1.1", "2026-09-04"), ("1.2", "2026-09-05"), ("1.3", "2026-09-05"), ("1.4", "2026-09-07")]
+    for v, d in [
+        ("1.1", "2026-09-04"),
+        ("1.2", "2026-09-05"),
+        ("1.3", "2026-09-05"),
+        ("1.4", "2026-09-07"),
+    ]
 ]
 
 
 def write(folder: Path, name: str, records: list[dict[str, Any]]) -> Path:
     """A JSON-lines file of records beside a log and a recording they can name."""
     (folder / "run.log").write_text("$ make\nok\n")
-    (folder / "run.cast").write_text('{"version": 2, "width": 80, "height": 24}\n[0.5, "o", "ok\\r\\n"]\n')
+    (folder / "run.cast").write_text(
+        '{"version": 2, "width": 80, "height": 24}\n[0.5, "o", "ok\\r\\n"]\n'
+    )
     path = folder / name
     path.write_text("".join(json.dumps(r) + "\n" for r in records))
     return path

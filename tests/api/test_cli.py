@@ -121,3 +121,35 @@ def test_export_lines(demo_env: dict[str, str]) -> None:
         "canonical",
     ]
     assert lines[1]["stream"] == "edition:1.5"
+
+
+def test_the_demo_shows_a_leaderboard_verdicts_editions_and_sources(
+    demo_env: dict[str, str],
+) -> None:
+    board = run_json(demo_env, "leaderboard", "--cycle", "2026-09")
+    rows = board["rows"]
+    assert isinstance(rows, list)
+    assert rows[0]["agent"] == "demo-agent-a"
+    assert rows[0]["score"] == 100.0
+    assert {"project": "demo/tile-server", "reason": "unstable"} in rows[0]["excluded"]
+    editions = {e["version"]: e for e in run_json(demo_env, "editions")["editions"]}  # type: ignore[union-attr]
+    assert (editions["1.2"]["effective_since"], editions["1.2"]["differs_from_drafted"]) == (
+        "2026-09-04",
+        True,
+    )
+    verdicts = {
+        p: run_json(demo_env, "project", f"demo/{p}")["verdict"]
+        for p in ("pixel-forge", "mock-api", "legacy-cli", "early-bird", "two-strikes", "half-way")
+    }
+    assert verdicts == {
+        "pixel-forge": "works",
+        "mock-api": "works_with_mocks",
+        "legacy-cli": "could_not_verify",
+        "early-bird": "not_yet_verified",
+        "two-strikes": "could_not_verify",
+        "half-way": "not_yet_verified",
+    }
+    sources = run_json(demo_env, "sources")["sources"]
+    assert isinstance(sources, list)
+    assert [s["status"] for s in sources].count("in_use") == 2
+    assert run_json(demo_env, "run", "demo-999", code=1)["ok"] is False

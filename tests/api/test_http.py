@@ -14,11 +14,14 @@ import httpx
 import pytest
 from litestar.testing import TestClient
 
+from adapters.artifacts import FileArtifactStore
 from api.http import create_app
+from api.ingest import ingest
+from api.wiring import Settings
 from ledger.ledger import Ledger
 from ledger.merkle import verify_inclusion
 from ledger.note import Verifier, open_checkpoint
-from tests.conftest import ARGUSIC, DEMO_EVENTS, append_editions
+from tests.conftest import ARGUSIC, DEMO, DEMO_EVENTS, append_editions
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -106,6 +109,8 @@ def test_a_real_server_process_on_loopback(ledger: Ledger, cli_env: dict[str, st
             "size": 3,
         }
         assert httpx.get(f"http://127.0.0.1:{port}/ledger/checkpoint").json()["size"] == 3
+        board = httpx.get(f"http://127.0.0.1:{port}/leaderboard", params={"cycle": "2026-09"})
+        assert board.json() == {"cycle": "2026-09", "as_of": 3, "rows": []}
     finally:
         stop(server)
 
@@ -130,3 +135,37 @@ def test_make_run_serves_the_demo_on_port_8000(cli_env: dict[str, str]) -> None:
         assert editions[5]["version"] == "1.2"
     finally:
         stop(server)
+
+
+@pytest.fixture
+def demo_client(ledger: Ledger, settings: Settings) -> Iterator[TestClient]:  # type: ignore[type-arg]
+    ingest(ledger, sorted(DEMO.glob("*.jsonl")), FileArtifactStore(settings.home / "artifacts"))
+    with TestClient(app=create_app(ledger)) as test_client:
+        yield test_client
+
+
+def test_read_api_over_the_demo(demo_client: TestClient) -> None:  # type: ignore[type-arg]
+    board = demo_client.get("/leaderboard", params={"cycle": "2026-09"}).json()
+    assert (board["cycle"], board["as_of"]) == ("2026-09", DEMO_EVENTS)
+    assert [r["agent"] for r in board["rows"]][-2:] == ["demo-agent-d", "demo-agent-strong"]
+    assert board["rows"][-1]["score"] is None
+    project = demo_client.get("/projects/demo/legacy-cli").json()
+    assert (project["project"], project["verdict"]) == ("demo/legacy-cli", "could_not_verify")
+    run = demo_client.get("/runs/demo-001").json()
+    assert (run["outcome"], run["score"], run["time_budget_minutes"]) == ("pass_full", 100.0, 120)
+    editions = {
+        e["version"]: e for e in demo_client.get("/methodology/editions").json()["editions"]
+    }
+    assert editions["1.2"]["effective_since"] == "2026-09-04"
+    sources = demo_client.get("/methodology/sources").json()["sources"]
+    assert sources[0] == {"source_type": "repository", "status": "in_use", "projects_tested": 9}
+    trace = demo_client.get("/runs/demo-001/trace").json()
+    assert trace["events"][0]["type"] == "EditionDrafted"
+    assert {e["type"] for e in trace["events"][1:]} == {"RunRecorded"}
+
+
+def test_the_read_api_answers_as_of_a_position(demo_client: TestClient) -> None:  # type: ignore[type-arg]
+    board = demo_client.get("/leaderboard", params={"cycle": "2026-09", "as_of": 9}).json()
+    assert (board["as_of"], board["rows"]) == (9, [])
+    assert demo_client.get("/runs/demo-001", params={"as_of": 9}).status_code == 404
+    assert demo_client.get("/projects/demo/nothing").status_code == 404

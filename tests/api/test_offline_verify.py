@@ -155,3 +155,22 @@ def test_a_doctored_export_is_rejected(auditor: Path, published: dict[str, str])
     code, result = offline(auditor, *given(published, "checkpoint", "export"))
     assert code == 3
     assert "event 6" in str(result["error"])
+
+
+def test_a_trace_verifies_offline(auditor: Path, cli_env: dict[str, str], tmp_path: Path) -> None:
+    argusic(cli_env, "init")
+    assert argusic(cli_env, "demo").returncode == 0
+    trace = argusic(cli_env, "trace", "demo-007", "--json").stdout
+    (tmp_path / "trace.json").write_text(trace)
+    key = json.loads(trace)["checkpoint"]["public_key"]
+    code, result = offline(auditor, "--key", key, "--trace", str(tmp_path / "trace.json"))
+    assert (code, result["ok"]) == (0, True), result
+    document = json.loads(trace)
+    assert [e["type"] for e in document["events"]] == ["EditionDrafted"] + ["RunRecorded"] * 3
+    assert document["set"]["median"] == 100.0
+    document["events"][1]["canonical"] = document["events"][1]["canonical"].replace(
+        "demo-00", "demo-99"
+    )
+    (tmp_path / "forged.json").write_text(json.dumps(document))
+    code, result = offline(auditor, "--key", key, "--trace", str(tmp_path / "forged.json"))
+    assert (code, result["ok"]) == (3, False)

@@ -26,7 +26,9 @@ def test_agent_score_of_an_even_count_of_projects() -> None:
 
 def test_unstable_sets_and_projects_under_review_are_left_out_and_named() -> None:
     board = leaderboard(
-        runs("a", "steady", 100, 100, 100) + runs("a", "shaky", 0, 0, 40) + runs("a", "broken", 50, 50, 50),
+        runs("a", "steady", 100, 100, 100)
+        + runs("a", "shaky", 0, 0, 40)
+        + runs("a", "broken", 50, 50, 50),
         under_review={"broken"},
     )
     assert board[0].score == 100

@@ -55,5 +55,11 @@ def test_a_source_is_in_use_with_its_count_of_published_projects_tested() -> Non
         )
     }
     assert (rows["repository"].status, rows["repository"].projects_tested) == ("in_use", 2)
-    assert (rows["huggingface_model"].status, rows["huggingface_model"].projects_tested) == ("in_use", 1)
-    assert (rows["mcp_server"].status, rows["mcp_server"].projects_tested) == ("declared_not_started", 0)
+    assert (rows["huggingface_model"].status, rows["huggingface_model"].projects_tested) == (
+        "in_use",
+        1,
+    )
+    assert (rows["mcp_server"].status, rows["mcp_server"].projects_tested) == (
+        "declared_not_started",
+        0,
+    )

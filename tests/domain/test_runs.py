@@ -12,7 +12,9 @@ from domain.rejections import Rejected
 from domain.runs import RunRecord, invalid_reason, record_run, time_budget_minutes
 from tests.records import run
 
-FULL = Evidence(log=Fingerprint(sha256="a" * 64, bytes=10), cast=Fingerprint(sha256="b" * 64, bytes=20))
+FULL = Evidence(
+    log=Fingerprint(sha256="a" * 64, bytes=10), cast=Fingerprint(sha256="b" * 64, bytes=20)
+)
 EDITIONS = {"1.0", "1.1", "1.2", "1.3"}
 
 
@@ -27,7 +29,9 @@ def recorded(overrides: dict[str, Any] | None = None, **kwargs: Any) -> Any:
 
 
 def test_a_run_is_recorded_with_its_fingerprints_in_utc() -> None:
-    event = recorded({"started_at": "2026-09-10T12:00:00+02:00", "finished_at": "2026-09-10T13:00:00+02:00"})
+    event = recorded(
+        {"started_at": "2026-09-10T12:00:00+02:00", "finished_at": "2026-09-10T13:00:00+02:00"}
+    )
     assert event.started_at.isoformat() == "2026-09-10T10:00:00+00:00"
     assert event.evidence == FULL
 
@@ -37,13 +41,25 @@ def test_a_run_is_recorded_with_its_fingerprints_in_utc() -> None:
     [
         ({"edition": "9.9"}, "section 20"),
         ({"finished_at": "2026-09-10T09:00:00Z"}, "section 7"),
-        ({"report": {"installed": True, "started": True, "errors_found": 1, "errors_fixed": 2,
-                     "test_depth": "tier1_real"}}, "section 8"),
+        (
+            {
+                "report": {
+                    "installed": True,
+                    "started": True,
+                    "errors_found": 1,
+                    "errors_fixed": 2,
+                    "test_depth": "tier1_real",
+                }
+            },
+            "section 8",
+        ),
         ({"report": None}, "section 8"),
         ({"status": "invalid", "invalid_reason": None}, "section 11"),
     ],
 )
-def test_records_breaking_a_rule_are_rejected_naming_it(overrides: dict[str, Any], rule: str) -> None:
+def test_records_breaking_a_rule_are_rejected_naming_it(
+    overrides: dict[str, Any], rule: str
+) -> None:
     with pytest.raises(Rejected) as rejected:
         record_run(decode(run("r1", "p", "a", "100") | overrides), FULL, EDITIONS, None)
     assert rejected.value.rule == rule
@@ -55,9 +71,22 @@ def test_records_breaking_a_rule_are_rejected_naming_it(overrides: dict[str, Any
         ({"attempt": "fourth"}, "$.attempt"),
         ({"status": "done"}, "$.status"),
         ({"cycle": "2026-13"}, "$.cycle"),
-        ({"project": {"id": "p", "source_type": "website", "pool": "public"}}, "$.project.source_type"),
-        ({"report": {"installed": True, "started": True, "errors_found": -1, "errors_fixed": 0,
-                     "test_depth": "tier1_real"}}, "$.report.errors_found"),
+        (
+            {"project": {"id": "p", "source_type": "website", "pool": "public"}},
+            "$.project.source_type",
+        ),
+        (
+            {
+                "report": {
+                    "installed": True,
+                    "started": True,
+                    "errors_found": -1,
+                    "errors_fixed": 0,
+                    "test_depth": "tier1_real",
+                }
+            },
+            "$.report.errors_found",
+        ),
         ({"started_at": "2026-09-10T10:00:00"}, "$.started_at"),
         ({"run_id": 7}, "$.run_id"),
     ],

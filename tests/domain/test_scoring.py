@@ -11,9 +11,13 @@ from domain.scoring import outcome, recovery, score_run
 
 
 def report(**overrides: object) -> Report:
-    fields: dict[str, object] = dict(
-        installed=True, started=True, errors_found=0, errors_fixed=0, test_depth="tier1_real"
-    )
+    fields: dict[str, object] = {
+        "installed": True,
+        "started": True,
+        "errors_found": 0,
+        "errors_fixed": 0,
+        "test_depth": "tier1_real",
+    }
     return Report(**(fields | overrides))  # type: ignore[arg-type]
 
 

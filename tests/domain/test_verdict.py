@@ -8,7 +8,10 @@ from domain.verdict import Attempt, chain_complete, verdict
 
 
 def test_works_when_any_attempt_passed_fully() -> None:
-    assert verdict([Attempt("standard", "1.3", "fail"), Attempt("retry", "1.3", "pass_full")]) == "works"
+    assert (
+        verdict([Attempt("standard", "1.3", "fail"), Attempt("retry", "1.3", "pass_full")])
+        == "works"
+    )
 
 
 def test_works_with_mocks_when_the_best_pass_used_mocks() -> None:
@@ -34,7 +37,9 @@ def test_from_1_3_two_full_standard_attempts_decide() -> None:
 
 
 def test_from_1_3_a_stronger_agent_alone_does_not_close_the_chain() -> None:
-    assert not chain_complete([Attempt("standard", "1.4", "fail"), Attempt("stronger", "1.4", "fail")], "1.4")
+    assert not chain_complete(
+        [Attempt("standard", "1.4", "fail"), Attempt("stronger", "1.4", "fail")], "1.4"
+    )
 
 
 def test_a_pass_by_the_stronger_agent_on_request_makes_it_work() -> None:
