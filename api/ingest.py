@@ -79,6 +79,7 @@ class Intake:
         self.projection = MethodologyProjection()
         self.decided: list[NewEvent] = []
         self.evidence: list[Path] = []
+        self._files: dict[tuple[Path, str], tuple[Path, Fingerprint]] = {}
 
     def decide(self, record: Record, folder: Path) -> None:
         """Fold in what the rules decide for `record` (possibly nothing)."""
@@ -91,11 +92,11 @@ class Intake:
                 )
                 events = draft_edition(record, recorded)
             case RunRecord():
-                files = _evidence_files(record, folder)
-                evidence = Evidence(**{kind: fingerprint(path) for kind, path in files.items()})
+                files = self._evidence_files(record, folder)
+                evidence = Evidence(**{kind: print_ for kind, (_, print_) in files.items()})
                 run = self.state.runs.get(record.run_id)
                 events = record_run(record, evidence, set(self.state.editions), run and run.event)
-                self.evidence += files.values() if events else []
+                self.evidence += [path for path, _ in files.values()] if events else []
             case ReviewRecord():
                 under_review = record.project in projects_under_review(self.state)
                 events = clear_review(record, under_review)
@@ -103,6 +104,22 @@ class Intake:
             self.position += 1
             self.decided.append(NewEvent(event, self._version(event)))
             self.projection.apply(self.state, _pending(self.position, event))
+
+    def _evidence_files(
+        self, record: RunRecord, folder: Path
+    ) -> dict[str, tuple[Path, Fingerprint]]:
+        """The files a run names, each read and fingerprinted once per ingest."""
+        found = {}
+        for kind, name in (("log", record.evidence.log), ("cast", record.evidence.cast)):
+            if not name:
+                continue
+            if (folder, name) not in self._files:
+                path = folder / name
+                if not path.is_file():
+                    raise Rejected("section 17", f"evidence.{kind}: no file at {path}")
+                self._files[folder, name] = (path, fingerprint(path))
+            found[kind] = self._files[folder, name]
+        return found
 
     def _version(self, event: DomainEvent) -> int:
         """Runs and editions are recorded once (version 1); a project's reviews accumulate."""
@@ -123,15 +140,6 @@ def _pending(position: int, event: DomainEvent) -> RecordedEvent:
         hash=b"",
         event=event,
     )
-
-
-def _evidence_files(record: RunRecord, folder: Path) -> dict[str, Path]:
-    named = {"log": record.evidence.log, "cast": record.evidence.cast}
-    files = {kind: folder / name for kind, name in named.items() if name}
-    for kind, path in files.items():
-        if not path.is_file():
-            raise Rejected("section 17", f"evidence.{kind}: no file at {path}")
-    return files
 
 
 def read_records(path: Path) -> Iterator[tuple[int, Record | RecordRejection]]:
@@ -164,7 +172,7 @@ def ingest(ledger: Ledger, paths: Sequence[Path], store: ArtifactStore) -> Inges
                 rejections.append(RecordRejection(file=str(path), line=line, reason=str(e)))
     if rejections:
         raise IngestRejected(rejections)
-    for evidence in intake.evidence:
+    for evidence in dict.fromkeys(intake.evidence):
         store.put(evidence)
     events = intake.decided
     if events:

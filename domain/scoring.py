@@ -13,36 +13,30 @@ from domain.events import Report, RunStatus, TestDepth
 
 Outcome = Literal["pass_full", "pass_mock", "fail", "timeout"]
 
-INSTALL, START, RECOVERY = Fraction(30), Fraction(30), Fraction(20)
-DEPTH: dict[TestDepth, Fraction] = {
-    "tier1_real": Fraction(20),
-    "tier2_mock": Fraction(12),
-    "tier3_none": Fraction(0),
-}
+INSTALL, START, RECOVERY = 30, 30, 20
+DEPTH: dict[TestDepth, int] = {"tier1_real": 20, "tier2_mock": 12, "tier3_none": 0}
 
 
 class ScoreLines(NamedTuple):
-    """The four lines of the rubric."""
+    """The four lines of the rubric; only recovery can be a fraction of a point."""
 
-    install: Fraction
-    start: Fraction
+    install: int
+    start: int
     recovery: Fraction
-    depth: Fraction
+    depth: int
 
     @property
     def total(self) -> Fraction:
-        return self.install + self.start + self.recovery + self.depth
+        return self.recovery + (self.install + self.start + self.depth)
 
 
-NO_CREDIT = ScoreLines(Fraction(0), Fraction(0), Fraction(0), Fraction(0))
+NO_CREDIT = ScoreLines(0, 0, Fraction(0), 0)
 
 
 def recovery(errors_found: int, errors_fixed: int) -> Fraction:
     """Methodology section 8: the share of errors found that were fixed, out of 20; with no
     error found the full 20, since a smooth install measures the project, not the agent."""
-    if errors_found == 0:
-        return RECOVERY
-    return RECOVERY * errors_fixed / errors_found
+    return Fraction(RECOVERY * errors_fixed, errors_found) if errors_found else Fraction(RECOVERY)
 
 
 def score_run(status: RunStatus, report: Report | None) -> ScoreLines:
@@ -53,10 +47,10 @@ def score_run(status: RunStatus, report: Report | None) -> ScoreLines:
     installed = report.installed
     started = installed and report.started
     return ScoreLines(
-        install=INSTALL if installed else Fraction(0),
-        start=START if started else Fraction(0),
+        install=INSTALL if installed else 0,
+        start=START if started else 0,
         recovery=recovery(report.errors_found, report.errors_fixed),
-        depth=DEPTH[report.test_depth] if started else Fraction(0),
+        depth=DEPTH[report.test_depth] if started else 0,
     )
 
 
