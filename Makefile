@@ -32,6 +32,7 @@ test: install postgres
 
 bench: install postgres
 	$(BIN)/python scripts/bench_ledger.py
+	$(BIN)/python scripts/bench_methodology.py
 
 lint: install
 	$(BIN)/ruff check .

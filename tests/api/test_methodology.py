@@ -357,3 +357,33 @@ def test_sources_in_use_count_the_published_projects_tested(world: World) -> Non
         "mcp_server": ("declared_not_started", 0),
     }
     assert json.dumps(view)  # the document is plain JSON
+
+
+@pytest.mark.parametrize(
+    ("profile", "lines", "outcome"),
+    [
+        ("100", (30, 30, 20, 20, 100), "pass_full"),  # nothing went wrong: the full 20 for recovery
+        ("92", (30, 30, 20, 12, 92), "pass_mock"),
+        ("80", (30, 30, 20, 0, 80), "fail"),  # installed and started but unverified: 80, a fail
+        ("70", (30, 30, 10, 0, 70), "fail"),  # one of two errors fixed
+        ("30", (30, 0, 0, 0, 30), "fail"),  # depth requires start
+        ("T", (0, 0, 0, 0, 0), "timeout"),  # a timeout scores 0 on every line
+    ],
+)
+def test_the_rubric_through_the_ledger(
+    world: World, profile: str, lines: tuple[int, ...], outcome: str
+) -> None:
+    world.ingest([run("r1", "p", "agent-a", profile)])
+    view = world.reads().answer("r", partial(run_view, run_id="r1"))
+    assert view.score_lines is not None
+    score = view.score_lines
+    assert (score.install, score.start, score.recovery, score.depth, score.total) == lines
+    assert (view.outcome, view.score) == (outcome, lines[-1])
+
+
+def test_start_requires_install_through_the_ledger(world: World) -> None:
+    record = run("r1", "p", "agent-a", "100")
+    record["report"] = record["report"] | {"installed": False}
+    world.ingest([record])
+    view = world.reads().answer("r", partial(run_view, run_id="r1"))
+    assert (view.score, view.outcome) == (20.0, "fail")
