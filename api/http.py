@@ -19,18 +19,7 @@ from api.service import Reads
 from api.trace import TraceView, trace
 from ledger.ledger import ConsistencyProof, InclusionProof, Ledger, LedgerIntegrityError
 from ledger.merkle import ProofError
-from projections.views import (
-    EditionsView,
-    LeaderboardView,
-    ProjectView,
-    RunView,
-    SourcesView,
-    editions_view,
-    leaderboard_view,
-    project_view,
-    run_view,
-    sources_view,
-)
+from projections import views
 
 
 def _ledger(state: State) -> Ledger:
@@ -70,24 +59,24 @@ def consistency_proof(
 @get("/leaderboard", sync_to_thread=True)
 def leaderboard(
     state: State, cycle: FromQuery[str], as_of: FromQuery[int | None] = None
-) -> LeaderboardView:
+) -> views.LeaderboardView:
     return _reads(state).answer(
-        ("leaderboard", cycle), partial(leaderboard_view, cycle=cycle), as_of
+        ("leaderboard", cycle), partial(views.leaderboard_view, cycle=cycle), as_of
     )
 
 
 @get("/projects/{project_id:path}", sync_to_thread=True)
 def project(
     state: State, project_id: FromPath[str], as_of: FromQuery[int | None] = None
-) -> ProjectView:
+) -> views.ProjectView:
     project_id = project_id.lstrip("/")
-    view = partial(project_view, project_id=project_id)
+    view = partial(views.project_view, project_id=project_id)
     return _reads(state).answer(("project", project_id), view, as_of)
 
 
 @get("/runs/{run_id:str}", sync_to_thread=True)
-def run(state: State, run_id: FromPath[str], as_of: FromQuery[int | None] = None) -> RunView:
-    return _reads(state).answer(("run", run_id), partial(run_view, run_id=run_id), as_of)
+def run(state: State, run_id: FromPath[str], as_of: FromQuery[int | None] = None) -> views.RunView:
+    return _reads(state).answer(("run", run_id), partial(views.run_view, run_id=run_id), as_of)
 
 
 @get("/runs/{run_id:str}/trace", sync_to_thread=True)
@@ -96,13 +85,13 @@ def run_trace(state: State, run_id: FromPath[str]) -> TraceView:
 
 
 @get("/methodology/editions", sync_to_thread=True)
-def editions(state: State, as_of: FromQuery[int | None] = None) -> EditionsView:
-    return _reads(state).answer(("editions",), editions_view, as_of)
+def editions(state: State, as_of: FromQuery[int | None] = None) -> views.EditionsView:
+    return _reads(state).answer(("editions",), views.editions_view, as_of)
 
 
 @get("/methodology/sources", sync_to_thread=True)
-def sources(state: State, as_of: FromQuery[int | None] = None) -> SourcesView:
-    return _reads(state).answer(("sources",), sources_view, as_of)
+def sources(state: State, as_of: FromQuery[int | None] = None) -> views.SourcesView:
+    return _reads(state).answer(("sources",), views.sources_view, as_of)
 
 
 def _error(status: int) -> object:

@@ -8,15 +8,13 @@ from typing import Annotated
 
 import msgspec
 
-from domain.events import EditionDrafted
+from domain.events import EditionDrafted, InputRecord
 from domain.rejections import Rejected
 
 Version = Annotated[str, msgspec.Meta(pattern=r"^\d+\.\d+$")]
 
 
-class EditionRecord(
-    msgspec.Struct, frozen=True, forbid_unknown_fields=True, tag_field="kind", tag="edition"
-):
+class EditionRecord(InputRecord, frozen=True, tag="edition"):
     """Input: one edition of the changelog, as written down."""
 
     version: Version

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-import msgspec
-
-from domain.events import ProjectReviewCleared, Text
+from domain.events import InputRecord, ProjectReviewCleared, Text
 from domain.rejections import Rejected
 from domain.scoring import Outcome, passed
 
@@ -23,14 +21,7 @@ def is_under_review(outcomes_since_last_review: Iterable[Outcome]) -> bool:
     return seen
 
 
-class ReviewRecord(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="review",
-):
+class ReviewRecord(InputRecord, frozen=True, tag="review"):
     """Input: a person's review of a project under review."""
 
     project: Text

@@ -80,6 +80,12 @@ class Value(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=Tru
     """Base of the values events carry (and input records reuse)."""
 
 
+class InputRecord(
+    msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True, tag_field="kind"
+):
+    """Base of the records `argusic ingest` reads, told apart by their `kind`."""
+
+
 class Project(Value, frozen=True):
     """A tested project, pinned (methodology sections 6 and 6a)."""
 

@@ -14,11 +14,13 @@ from domain.events import (
     Agent,
     AttemptKind,
     Evidence,
+    InputRecord,
     Project,
     Report,
     RunRecorded,
     RunStatus,
     Text,
+    Value,
 )
 from domain.rejections import Rejected
 from domain.scoring import Outcome, ScoreLines, outcome, score_run
@@ -26,21 +28,14 @@ from domain.scoring import Outcome, ScoreLines, outcome, score_run
 Cycle = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")]
 
 
-class EvidencePaths(msgspec.Struct, frozen=True, kw_only=True, forbid_unknown_fields=True):
+class EvidencePaths(Value, frozen=True):
     """Input: the run's evidence files, relative to the record's file."""
 
     log: str | None = None
     cast: str | None = None
 
 
-class RunRecord(
-    msgspec.Struct,
-    frozen=True,
-    kw_only=True,
-    forbid_unknown_fields=True,
-    tag_field="kind",
-    tag="run",
-):
+class RunRecord(InputRecord, frozen=True, tag="run"):
     """Input: one run as its harness reports it (ARCHITECTURE.md, "Input records")."""
 
     run_id: Text

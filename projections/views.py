@@ -5,14 +5,14 @@ from __future__ import annotations
 
 import math
 from collections import defaultdict
-from datetime import date, datetime
+from datetime import date
 from fractions import Fraction
 
 import msgspec
 
 from domain.editions import effective_since
 from domain.environment_qa import is_under_review
-from domain.events import Agent, AttemptKind, Evidence, Project, Report, SourceType
+from domain.events import AttemptKind, RunRecorded, SourceType
 from domain.leaderboard import Exclusion, ScoredRun, leaderboard
 from domain.runs import invalid_reason, run_outcome, run_score, time_budget_minutes
 from domain.scoring import Outcome, passed
@@ -162,51 +162,37 @@ def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView
 
 
 class ScoreLinesRow(msgspec.Struct, frozen=True, kw_only=True):
-    install: float
-    start: float
+    install: int
+    start: int
     recovery: float
-    depth: float
+    depth: int
     total: float
 
 
 class RunView(msgspec.Struct, frozen=True, kw_only=True):
+    """A run as recorded, and what the rules make of it."""
+
     run_id: str
     as_of: int
     position: int
-    cycle: str
-    edition: str
-    project: Project
-    agent: Agent
-    attempt: AttemptKind
-    started_at: datetime
-    finished_at: datetime
+    run: RunRecorded
     time_budget_minutes: int
-    status: str
     valid: bool
     invalid_reason: str | None
     outcome: Outcome | None
     score: float | None
     score_lines: ScoreLinesRow | None
-    report: Report | None
-    evidence: Evidence
 
 
 def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
-    run = find_run(state, run_id, as_of)
-    event, lines = run.event, run_score(run.event)
+    found = find_run(state, run_id, as_of)
+    event, lines = found.event, run_score(found.event)
     return RunView(
         run_id=run_id,
         as_of=as_of,
-        position=run.position,
-        cycle=event.cycle,
-        edition=event.edition,
-        project=event.project,
-        agent=event.agent,
-        attempt=event.attempt,
-        started_at=event.started_at,
-        finished_at=event.finished_at,
+        position=found.position,
+        run=event,
         time_budget_minutes=time_budget_minutes(event),
-        status=event.status,
         valid=lines is not None,
         invalid_reason=invalid_reason(event),
         outcome=run_outcome(event),
@@ -214,14 +200,12 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
         score_lines=None
         if lines is None
         else ScoreLinesRow(
-            install=float(lines.install),
-            start=float(lines.start),
+            install=lines.install,
+            start=lines.start,
             recovery=float(lines.recovery),
-            depth=float(lines.depth),
+            depth=lines.depth,
             total=float(lines.total),
         ),
-        report=event.report,
-        evidence=event.evidence,
     )
 
 

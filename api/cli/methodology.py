@@ -8,23 +8,12 @@ import click
 
 from api.cli.output import Session, emit, json_option, pass_session
 from api.trace import TraceView, trace
-from projections.views import (
-    EditionsView,
-    LeaderboardView,
-    ProjectView,
-    RunView,
-    SourcesView,
-    editions_view,
-    leaderboard_view,
-    project_view,
-    run_view,
-    sources_view,
-)
+from projections import views
 
 as_of_option = click.option("--as-of", type=int, help="Answer as of this ledger position.")
 
 
-def _leaderboard_human(view: LeaderboardView) -> str:
+def _leaderboard_human(view: views.LeaderboardView) -> str:
     lines = [f"cycle {view.cycle}, as of position {view.as_of}"]
     for row in view.rows:
         score = "-" if row.score is None else f"{row.score:.1f}"
@@ -44,12 +33,12 @@ def _leaderboard_human(view: LeaderboardView) -> str:
 def leaderboard_command(session: Session, cycle: str, as_of: int | None, as_json: bool) -> None:
     """The agents of a cycle, by the middle of their per-project middles (section 9)."""
     view = session.reads.answer(
-        ("leaderboard", cycle), partial(leaderboard_view, cycle=cycle), as_of
+        ("leaderboard", cycle), partial(views.leaderboard_view, cycle=cycle), as_of
     )
     emit(view, _leaderboard_human)
 
 
-def _project_human(view: ProjectView) -> str:
+def _project_human(view: views.ProjectView) -> str:
     lines = [f"{view.project}: {view.verdict}" + (" (under review)" if view.under_review else "")]
     lines += [
         f"  {a.run_id} {a.agent} {a.attempt} v{a.edition}: "
@@ -66,8 +55,8 @@ def _project_human(view: ProjectView) -> str:
 @pass_session
 def project_command(session: Session, project_id: str, as_of: int | None, as_json: bool) -> None:
     """A project's verdict, attempts and sets (sections 10, 11 and 15)."""
-    view: ProjectView = session.reads.answer(
-        ("project", project_id), partial(project_view, project_id=project_id), as_of
+    view: views.ProjectView = session.reads.answer(
+        ("project", project_id), partial(views.project_view, project_id=project_id), as_of
     )
     emit(view, _project_human)
 
@@ -79,11 +68,13 @@ def project_command(session: Session, project_id: str, as_of: int | None, as_jso
 @pass_session
 def run_command(session: Session, run_id: str, as_of: int | None, as_json: bool) -> None:
     """One run: its outcome, score lines, time budget and evidence (sections 7, 8 and 17)."""
-    view: RunView = session.reads.answer(("run", run_id), partial(run_view, run_id=run_id), as_of)
+    view: views.RunView = session.reads.answer(
+        ("run", run_id), partial(views.run_view, run_id=run_id), as_of
+    )
     emit(view, lambda v: f"{v.run_id}: {v.outcome or 'invalid'} {v.score if v.valid else ''}")
 
 
-def _editions_human(view: EditionsView) -> str:
+def _editions_human(view: views.EditionsView) -> str:
     return (
         "\n".join(
             f"v{e.version}  drafted {e.drafted}  effective since {e.effective_since or '-'}"
@@ -100,10 +91,10 @@ def _editions_human(view: EditionsView) -> str:
 @pass_session
 def editions_command(session: Session, as_of: int | None, as_json: bool) -> None:
     """The changelog editions, drafted and effective since (section 20)."""
-    emit(session.reads.answer(("editions",), editions_view, as_of), _editions_human)
+    emit(session.reads.answer(("editions",), views.editions_view, as_of), _editions_human)
 
 
-def _sources_human(view: SourcesView) -> str:
+def _sources_human(view: views.SourcesView) -> str:
     return "\n".join(f"{s.source_type:18} {s.status:22} {s.projects_tested}" for s in view.sources)
 
 
@@ -113,7 +104,7 @@ def _sources_human(view: SourcesView) -> str:
 @pass_session
 def sources_command(session: Session, as_of: int | None, as_json: bool) -> None:
     """What a tested project can be, and which sources are in use (section 6a)."""
-    emit(session.reads.answer(("sources",), sources_view, as_of), _sources_human)
+    emit(session.reads.answer(("sources",), views.sources_view, as_of), _sources_human)
 
 
 def _trace_human(view: TraceView) -> str:

@@ -24,7 +24,9 @@ from projections.views import (
     run_view,
     sources_view,
 )
-from tests.records import EDITIONS, run, write
+from tests.records import EDITIONS, report, run, write
+
+MISSING = object()
 
 
 class World:
@@ -130,7 +132,7 @@ def test_evidence_is_fingerprinted_and_stored_by_content(world: World) -> None:
     view = world.reads().answer("r", partial(run_view, run_id="r1"))
     for kind in ("log", "cast"):
         data = (world.folder / f"run.{kind}").read_bytes()
-        fingerprint = getattr(view.evidence, kind)
+        fingerprint = getattr(view.run.evidence, kind)
         assert fingerprint.sha256 == hashlib.sha256(data).hexdigest()
         assert fingerprint.bytes == len(data)
         assert world.store.path(fingerprint.sha256).read_bytes() == data
@@ -164,30 +166,14 @@ def test_a_run_without_a_full_recording_is_recorded_invalid_and_never_scored(wor
 
 BAD = {
     "wrong type": ({"run_id": 42}, "Expected `str`, got `int` - at `$.run_id`"),
-    "missing field": ({"agent": None}, "Expected `object`, got `null` - at `$.agent`"),
+    "missing field": ({"agent": MISSING}, "Object missing required field `agent`"),
     "unknown enum value": ({"status": "done"}, "Invalid enum value 'done' - at `$.status`"),
     "negative count": (
-        {
-            "report": {
-                "installed": True,
-                "started": True,
-                "errors_found": -1,
-                "errors_fixed": 0,
-                "test_depth": "tier1_real",
-            }
-        },
+        {"report": report(True, True, -1, 0, "tier1_real")},
         "Expected `int` >= 0 - at `$.report.errors_found`",
     ),
     "fixed > found": (
-        {
-            "report": {
-                "installed": True,
-                "started": True,
-                "errors_found": 1,
-                "errors_fixed": 2,
-                "test_depth": "tier1_real",
-            }
-        },
+        {"report": report(True, True, 1, 2, "tier1_real")},
         "a run cannot fix more errors than it found (section 8)",
     ),
     "unknown edition": ({"edition": "7.7"}, "edition 7.7 is not in the changelog (section 20)"),
@@ -204,9 +190,12 @@ def test_one_bad_record_among_good_ones_appends_nothing_and_is_named(
 ) -> None:
     change, message = BAD[case]
     before = world.ledger.size()
+    bad = {
+        k: v for k, v in (run("bad", "p", "agent-a", "100") | change).items() if v is not MISSING
+    }
     records = [
         run("ok1", "p", "agent-a", "100"),
-        run("bad", "p", "agent-a", "100") | change,
+        bad,
         run("ok2", "p", "agent-a", "100"),
     ]
     with pytest.raises(IngestRejected) as rejected:

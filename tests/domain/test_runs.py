@@ -10,7 +10,7 @@ import pytest
 from domain.events import Evidence, Fingerprint
 from domain.rejections import Rejected
 from domain.runs import RunRecord, invalid_reason, record_run, time_budget_minutes
-from tests.records import run
+from tests.records import report, run
 
 FULL = Evidence(
     log=Fingerprint(sha256="a" * 64, bytes=10), cast=Fingerprint(sha256="b" * 64, bytes=20)
@@ -41,18 +41,7 @@ def test_a_run_is_recorded_with_its_fingerprints_in_utc() -> None:
     [
         ({"edition": "9.9"}, "section 20"),
         ({"finished_at": "2026-09-10T09:00:00Z"}, "section 7"),
-        (
-            {
-                "report": {
-                    "installed": True,
-                    "started": True,
-                    "errors_found": 1,
-                    "errors_fixed": 2,
-                    "test_depth": "tier1_real",
-                }
-            },
-            "section 8",
-        ),
+        ({"report": report(True, True, 1, 2, "tier1_real")}, "section 8"),
         ({"report": None}, "section 8"),
         ({"status": "invalid", "invalid_reason": None}, "section 11"),
     ],
@@ -75,18 +64,7 @@ def test_records_breaking_a_rule_are_rejected_naming_it(
             {"project": {"id": "p", "source_type": "website", "pool": "public"}},
             "$.project.source_type",
         ),
-        (
-            {
-                "report": {
-                    "installed": True,
-                    "started": True,
-                    "errors_found": -1,
-                    "errors_fixed": 0,
-                    "test_depth": "tier1_real",
-                }
-            },
-            "$.report.errors_found",
-        ),
+        ({"report": report(True, True, -1, 0, "tier1_real")}, "$.report.errors_found"),
         ({"started_at": "2026-09-10T10:00:00"}, "$.started_at"),
         ({"run_id": 7}, "$.run_id"),
     ],
