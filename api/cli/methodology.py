@@ -2,13 +2,19 @@
 
 from __future__ import annotations
 
+import hashlib
 from functools import partial
 
 import click
+import msgspec
 
 from api.cli.output import Session, emit, json_option, pass_session
+from api.progress import progress_bar
 from api.trace import TraceView, trace
+from ledger.codec import encode_json
 from projections import views
+from projections.methodology import MethodologyProjection
+from projections.runner import ReadModel
 
 as_of_option = click.option("--as-of", type=int, help="Answer as of this ledger position.")
 
@@ -122,6 +128,26 @@ def trace_command(session: Session, run_id: str, as_json: bool) -> None:
     emit(trace(session.ledger, session.reads, run_id), _trace_human)
 
 
+class RebuildReport(msgspec.Struct, frozen=True, kw_only=True):
+    projection: str
+    position: int
+    sha256: str
+
+
+@click.command("rebuild")
+@json_option
+@pass_session
+def rebuild_command(session: Session, as_json: bool) -> None:
+    """Fold the methodology read model from position 0 again and store it; the same ledger
+    always gives the same bytes (their SHA-256 is printed)."""
+    read_model = ReadModel(session.ledger, MethodologyProjection())
+    with progress_bar("rebuilding", session.ledger.size()) as progress:
+        position, model = read_model.rebuild(progress)
+    digest = hashlib.sha256(encode_json(model)).hexdigest()
+    report = RebuildReport(projection=read_model.projection.name, position=position, sha256=digest)
+    emit(report, lambda r: f"{r.projection} rebuilt to position {r.position}: sha256 {r.sha256}")
+
+
 commands = (
     leaderboard_command,
     project_command,
@@ -129,4 +155,5 @@ commands = (
     editions_command,
     sources_command,
     trace_command,
+    rebuild_command,
 )

@@ -153,3 +153,10 @@ def test_the_demo_shows_a_leaderboard_verdicts_editions_and_sources(
     assert isinstance(sources, list)
     assert [s["status"] for s in sources].count("in_use") == 2
     assert run_json(demo_env, "run", "demo-999", code=1)["ok"] is False
+
+
+def test_rebuilding_the_read_model_twice_gives_the_same_bytes(demo_env: dict[str, str]) -> None:
+    first = run_json(demo_env, "rebuild")
+    second = run_json(demo_env, "rebuild")
+    assert first == second
+    assert first["position"] == DEMO_EVENTS
