@@ -93,7 +93,7 @@ class Intake:
                 events = draft_edition(record, recorded)
             case RunRecord():
                 files = self._evidence_files(record, folder)
-                evidence = Evidence(**{kind: print_ for kind, (_, print_) in files.items()})
+                evidence = Evidence(**{kind: seen for kind, (_, seen) in files.items()})
                 run = self.state.runs.get(record.run_id)
                 events = record_run(record, evidence, set(self.state.editions), run and run.event)
                 self.evidence += [path for path, _ in files.values()] if events else []
