@@ -12,6 +12,8 @@ from typing import Annotated, Literal
 import msgspec
 import msgspec.inspect
 
+from domain.siiq.records import Benchmark, CalibrationSummary, Result
+
 
 def require_utc(owner: str, name: str, value: object) -> None:
     """Timestamps are hashed, so one instant must have one spelling: UTC, written `Z`."""
@@ -167,5 +169,50 @@ class ProjectReviewCleared(Event, frozen=True):
         return f"review:{self.project_id}"
 
 
-DomainEvent = EditionDrafted | RunRecorded | ProjectReviewCleared
+class SiiqInputsRecorded(Event, frozen=True):
+    """The normalised inputs of an SI-IQ calibration, as selected (SI-IQ section 1, A1 to A3),
+    with the SHA-256 of each input file as it was read."""
+
+    inputs: dict[str, str]
+    results: list[Result]
+    benchmarks: list[Benchmark]
+    reference: list[str]
+    ignored_rows: dict[str, int]
+    invalid_benchmarks: list[str]
+
+    @property
+    def stream(self) -> str:
+        return "siiq-inputs:" + "-".join(self.inputs[k][:16] for k in sorted(self.inputs))
+
+
+class CalibrationAccepted(Event, frozen=True):
+    """SI-IQ section 3: a calibration passed every check; its parameters are now frozen."""
+
+    inputs: dict[str, str]
+    calibration: CalibrationSummary
+
+    @property
+    def stream(self) -> str:
+        return "siiq-calibration"
+
+
+class CalibrationRejected(Event, frozen=True):
+    """SI-IQ section 3: a calibration was rejected, and the previous one stays in force."""
+
+    inputs: dict[str, str]
+    calibration: CalibrationSummary
+
+    @property
+    def stream(self) -> str:
+        return "siiq-calibration"
+
+
+DomainEvent = (
+    EditionDrafted
+    | RunRecorded
+    | ProjectReviewCleared
+    | SiiqInputsRecorded
+    | CalibrationAccepted
+    | CalibrationRejected
+)
 """The tagged union the ledger decodes; extend it with every new event type."""
