@@ -33,6 +33,7 @@ test: install postgres
 bench: install postgres
 	$(BIN)/python scripts/bench_ledger.py
 	$(BIN)/python scripts/bench_methodology.py
+	$(BIN)/python scripts/bench_siiq.py
 
 lint: install
 	$(BIN)/ruff check .

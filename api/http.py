@@ -15,11 +15,13 @@ from litestar.status_codes import (
 )
 
 from api import service
-from api.service import Reads
+from api.service import Reads, methodology_reads, siiq_reads
 from api.trace import TraceView, trace
+from domain.siiq.index import IndexDocument, ModelPage, model_page
 from ledger.ledger import ConsistencyProof, InclusionProof, Ledger, LedgerIntegrityError
 from ledger.merkle import ProofError
 from projections import views
+from projections.siiq import Siiq, index_document
 
 
 def _ledger(state: State) -> Ledger:
@@ -94,6 +96,19 @@ def sources(state: State, as_of: FromQuery[int | None] = None) -> views.SourcesV
     return _reads(state).answer(("sources",), views.sources_view, as_of)
 
 
+@get("/data/index.json", sync_to_thread=True)
+def index_json(state: State, as_of: FromQuery[int | None] = None) -> IndexDocument:
+    siiq: Reads[Siiq] = state.siiq
+    return siiq.answer(("index",), index_document, as_of)
+
+
+@get("/siiq/models/{slug:path}", sync_to_thread=True)
+def siiq_model(state: State, slug: FromPath[str], as_of: FromQuery[int | None] = None) -> ModelPage:
+    siiq: Reads[Siiq] = state.siiq
+    slug = slug.lstrip("/")
+    return model_page(siiq.answer(("index",), index_document, as_of), slug)
+
+
 def _error(status: int) -> object:
     def handler(_: Request[object, object, State], exc: Exception) -> Response[dict[str, object]]:
         return Response({"status_code": status, "detail": str(exc)}, status_code=status)
@@ -114,8 +129,12 @@ def create_app(ledger: Ledger) -> Litestar:
             run_trace,
             editions,
             sources,
+            index_json,
+            siiq_model,
         ],
-        state=State({"ledger": ledger, "reads": Reads(ledger)}),
+        state=State(
+            {"ledger": ledger, "reads": methodology_reads(ledger), "siiq": siiq_reads(ledger)}
+        ),
         exception_handlers={
             LookupError: _error(HTTP_404_NOT_FOUND),
             ProofError: _error(HTTP_400_BAD_REQUEST),

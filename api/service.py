@@ -4,16 +4,18 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Hashable
-from typing import TypeVar
+from typing import Generic, TypeVar
 
 import msgspec
 
 from ledger.ledger import Ledger
-from projections.base import fold
+from projections.base import Projection, fold
 from projections.methodology import Methodology, MethodologyProjection
 from projections.runner import ReadModel
+from projections.siiq import Siiq, SiiqProjection
 
 T = TypeVar("T")
+M = TypeVar("M")
 View = Callable[[Methodology, int], T]
 
 
@@ -55,24 +57,24 @@ def position_as_of(ledger: Ledger, as_of: int | None) -> int:
     return as_of
 
 
-class Reads:
-    """The methodology's read models over one ledger.
+class Reads(Generic[M]):
+    """A projection's read models over one ledger (the methodology's by default).
 
     The latest state is kept in memory and folded on as events arrive (the first read
     catches the stored model up and stores it); views of it are cached per position. A read
     as of an earlier position folds that state afresh.
     """
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: Ledger, projection: Projection[M]) -> None:
         self.ledger = ledger
-        self.projection = MethodologyProjection()
-        self.read_model = ReadModel(ledger, self.projection)
+        self.projection = projection
+        self.read_model = ReadModel(ledger, projection)
         self._lock = threading.Lock()
-        self._latest: tuple[int, Methodology] | None = None
+        self._latest: tuple[int, M] | None = None
         self._views: dict[Hashable, object] = {}
         self._views_at = -1
 
-    def answer(self, key: Hashable, view: View[T], as_of: int | None = None) -> T:
+    def answer(self, key: Hashable, view: Callable[[M, int], T], as_of: int | None = None) -> T:
         """`view` of the state as of `as_of` (the latest by default); `key` names the view."""
         position = position_as_of(self.ledger, as_of)
         with self._lock:
@@ -85,7 +87,7 @@ class Reads:
                 return self._views[key]  # type: ignore[return-value]
         return view(self.read_model.as_of(position), position)
 
-    def _caught_up(self) -> tuple[int, Methodology]:
+    def _caught_up(self) -> tuple[int, M]:
         if self._latest is None:
             self._latest = self.read_model.catch_up()
         position, state = self._latest
@@ -93,3 +95,11 @@ class Reads:
         if head > position:
             self._latest = (head, fold(self.projection, self.ledger.events(position, head), state))
         return self._latest
+
+
+def methodology_reads(ledger: Ledger) -> Reads[Methodology]:
+    return Reads(ledger, MethodologyProjection())
+
+
+def siiq_reads(ledger: Ledger) -> Reads[Siiq]:
+    return Reads(ledger, SiiqProjection())

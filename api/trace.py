@@ -69,7 +69,7 @@ def _behind(run_id: str) -> View[_Behind]:
     return view
 
 
-def trace(ledger: Ledger, reads: Reads, run_id: str) -> TraceView:
+def trace(ledger: Ledger, reads: Reads[Methodology], run_id: str) -> TraceView:
     """The run's figures and the events they rest on, proved against the latest checkpoint."""
     behind = reads.answer(("trace", run_id), _behind(run_id))
     checkpoint = checkpoint_view(ledger)

@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 from datetime import date
+from pathlib import Path
 
 import numpy as np
 
@@ -53,3 +55,34 @@ class Problem:
                     released=date(2025, 6, 1 + i % 20),
                 )
             )
+
+
+def write_inputs(
+    problem: Problem, folder: Path, reference: list[str] | None = None
+) -> dict[str, Path]:
+    """The problem as the three normalised input files."""
+    paths = {
+        "results": folder / "results.csv",
+        "benchmarks": folder / "benchmarks.csv",
+        "reference": folder / "reference.txt",
+    }
+    with paths["results"].open("w", newline="") as file:
+        writer = csv.writer(file, lineterminator="\n")
+        writer.writerow(
+            ["model", "benchmark", "score", "evaluator", "released", "config", "source"]
+        )
+        writer.writerows(
+            [r.model, r.benchmark, repr(r.score), r.evaluator, r.released, r.config, r.source]
+            for r in problem.results
+        )
+    with paths["benchmarks"].open("w", newline="") as file:
+        writer = csv.writer(file, lineterminator="\n")
+        writer.writerow(
+            ["benchmark", "family", "area", "evaluator", "chance", "ceiling", "n", "n_kind"]
+        )
+        writer.writerows(
+            [b.benchmark, b.family, b.area, b.evaluator, b.chance, b.ceiling, b.n, b.n_kind]
+            for b in problem.benchmarks
+        )
+    paths["reference"].write_text("\n".join(reference or problem.reference) + "\n")
+    return paths

@@ -9,10 +9,11 @@ import msgspec
 from eventsourcing.persistence import PersistenceError
 
 from api import logs
-from api.cli import core, ledger_commands, methodology
+from api.cli import core, ledger_commands, methodology, siiq
 from api.cli.output import Session, emit_error
 from api.ingest import IngestRejected
 from api.wiring import ConfigurationError, Settings
+from domain.siiq.data import InputError
 from ledger.keys import SigningKeyMissing
 from ledger.ledger import LedgerIntegrityError
 from ledger.merkle import ProofError
@@ -29,7 +30,7 @@ class ArgusicGroup(click.Group):
             return super().invoke(ctx)
         except IngestRejected as e:
             emit_error(ctx, str(e), EXIT_REJECTED, rejections=e.rejections)
-        except (LookupError, ProofError, msgspec.ValidationError) as e:
+        except (LookupError, ProofError, msgspec.ValidationError, InputError) as e:
             emit_error(ctx, str(e), EXIT_REJECTED)
         except (ConfigurationError, SigningKeyMissing, PersistenceError) as e:
             emit_error(ctx, str(e), EXIT_USAGE)
@@ -47,7 +48,7 @@ def cli(ctx: click.Context) -> None:
     ctx.obj = Session(settings)
 
 
-for command in (*core.commands, *methodology.commands, ledger_commands.ledger):
+for command in (*core.commands, *methodology.commands, ledger_commands.ledger, siiq.siiq):
     cli.add_command(command)
 
 

@@ -10,9 +10,11 @@ import click
 import msgspec
 
 from adapters.artifacts import FileArtifactStore
-from api.service import Reads
+from api.service import Reads, methodology_reads, siiq_reads
 from api.wiring import Settings, open_ledger
 from ledger.ledger import Ledger
+from projections.methodology import Methodology
+from projections.siiq import Siiq
 
 _encoder = msgspec.json.Encoder()
 
@@ -61,8 +63,12 @@ class Session:
         self._ledger: Ledger | None = None
 
     @property
-    def reads(self) -> Reads:
-        return Reads(self.ledger)
+    def reads(self) -> Reads[Methodology]:
+        return methodology_reads(self.ledger)
+
+    @property
+    def siiq(self) -> Reads[Siiq]:
+        return siiq_reads(self.ledger)
 
     @property
     def artifacts(self) -> FileArtifactStore:

@@ -151,9 +151,8 @@ class Observations:
         by_name = {b.benchmark: b for b in benchmarks}
         used = [r for r in results if r.benchmark in by_name]
         models = tuple(sorted({r.model for r in used}))
-        kept = tuple(
-            sorted((by_name[n] for n in {r.benchmark for r in used}), key=lambda b: b.benchmark)
-        )
+        # Every benchmark given, results or not: K (benchmarks per area) counts the whole set.
+        kept = tuple(by_name[name] for name in sorted(by_name))
         model_index = {name: i for i, name in enumerate(models)}
         bench_index = {b.benchmark: i for i, b in enumerate(kept)}
         m = np.array([model_index[r.model] for r in used], dtype=np.int64)

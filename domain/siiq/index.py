@@ -27,10 +27,11 @@ from domain.siiq.scores import (
     area_score,
     closed_form,
     is_ranked,
-    position_range,
+    position_ranges,
     ranking,
     shown,
     sums,
+    weights,
 )
 
 
@@ -183,11 +184,8 @@ def build_index(results: Sequence[Result], summary: CalibrationSummary) -> Index
         return IndexDocument(version=METHOD_VERSION, calibration=summary, models=[])
     benchmarks, params = calibrated_parameters(summary)
     obs = Observations.build(results, benchmarks)
-    used = {
-        (r.model, r.benchmark): r
-        for r in results
-        if r.benchmark in {b.benchmark for b in benchmarks}
-    }
+    calibrated = {b.benchmark for b in benchmarks}
+    used = {(r.model, r.benchmark): r for r in results if r.benchmark in calibrated}
     score = closed_form(sums(obs, params), summary.shift, summary.scale, summary.kappa)
     areas = _areas(obs, params, score, summary)
     groups = obs.rows_by_model()
@@ -195,10 +193,10 @@ def build_index(results: Sequence[Result], summary: CalibrationSummary) -> Index
     order = ranking([obs.models[i] for i in ranked], [float(score.theta[i]) for i in ranked])
     rank = {ranked[j]: position for position, j in enumerate(order, 1)}
     among = {i: j for j, i in enumerate(ranked)}
-    low, high = score.low[ranked], score.high[ranked]
+    best, worst = position_ranges(score.low[ranked], score.high[ranked])
     models = []
     for i, slug in enumerate(obs.models):
-        ranges = list(position_range(low, high, among[i])) if i in rank else None
+        ranges = [int(best[among[i]]), int(worst[among[i]])] if i in rank else None
         models.append(
             ModelEntry(
                 slug=slug,
@@ -297,3 +295,61 @@ def recompute(document: IndexDocument) -> str | None:
 
 def _mismatch(slug: str, field: str, published: object, recomputed: object) -> str:
     return f"{slug}: {field} is {published}, recomputed {recomputed}"
+
+
+class BenchmarkRow(msgspec.Struct, frozen=True, kw_only=True):
+    """One line of a model page's per-benchmark table: the input and what it weighs."""
+
+    benchmark: str
+    family: str
+    area: str
+    evaluator: str
+    score: float
+    config: str
+    released: str | None
+    y: float
+    v: float
+    alpha: float
+    beta: float
+    sigma2: float
+    weight: float
+
+
+class ModelPage(msgspec.Struct, frozen=True, kw_only=True):
+    version: str
+    model: ModelEntry
+    benchmarks: list[BenchmarkRow]
+
+
+def model_page(document: IndexDocument, slug: str) -> ModelPage:
+    """A model's score, areas and position range with the per-benchmark table behind them."""
+    entry = next((m for m in document.models if m.slug == slug), None)
+    if entry is None:
+        raise LookupError(f"no SI-IQ for model {slug!r}")
+    benchmarks, params = calibrated_parameters(document.calibration)
+    obs = Observations.build(entry.results, benchmarks)
+    weight = weights(obs, params.sigma2)
+    by_name = {r.benchmark: r for r in entry.results}
+    rows = []
+    for k in range(len(obs.m)):
+        bench = obs.benchmarks[obs.b[k]]
+        result = by_name[bench.benchmark]
+        i = benchmarks.index(bench)
+        rows.append(
+            BenchmarkRow(
+                benchmark=bench.benchmark,
+                family=bench.family,
+                area=bench.area,
+                evaluator=result.evaluator or bench.evaluator,
+                score=result.score,
+                config=result.config,
+                released=None if result.released is None else result.released.isoformat(),
+                y=float(obs.y[k]),
+                v=float(obs.v[k]),
+                alpha=float(params.alpha[i]),
+                beta=float(params.beta[i]),
+                sigma2=float(params.sigma2[i]),
+                weight=float(weight[k]),
+            )
+        )
+    return ModelPage(version=document.version, model=entry, benchmarks=rows)

@@ -8,6 +8,7 @@ from datetime import date
 from typing import NamedTuple
 
 import numpy as np
+from numpy.typing import NDArray
 
 from domain.siiq.data import Floats, Observations, total
 
@@ -117,7 +118,11 @@ def ranking(slugs: Sequence[str], theta: Sequence[float]) -> list[int]:
     return sorted(range(len(slugs)), key=lambda i: (-theta[i], slugs[i]))
 
 
-def position_range(low: Floats, high: Floats, i: int) -> tuple[int, int]:
-    """Section 7 (A26): best = 1 + the ranked models whose interval lies wholly above this one;
-    worst = the ranked models whose upper end reaches this one's lower end (itself included)."""
-    return 1 + int(np.sum(low > high[i])), int(np.sum(high >= low[i]))
+def position_ranges(low: Floats, high: Floats) -> tuple[NDArray[np.int64], NDArray[np.int64]]:
+    """Section 7 (A26), for every ranked model at once: best = 1 + the ranked models whose
+    interval lies wholly above its own; worst = the ranked models whose upper end reaches its
+    lower end (itself included)."""
+    count = len(low)
+    best = 1 + count - np.searchsorted(np.sort(low), high, side="right")
+    worst = count - np.searchsorted(np.sort(high), low, side="left")
+    return best.astype(np.int64), worst.astype(np.int64)

@@ -14,9 +14,10 @@ import pytest
 
 from adapters.artifacts import FileArtifactStore
 from api.ingest import IngestRejected, ingest
-from api.service import Reads
+from api.service import Reads, methodology_reads
 from api.wiring import Settings, init
 from ledger.ledger import Ledger
+from projections.methodology import Methodology
 from projections.views import (
     editions_view,
     leaderboard_view,
@@ -44,8 +45,8 @@ class World:
             self.ledger, [write(self.folder, f"records-{self.files}.jsonl", records)], self.store
         )
 
-    def reads(self) -> Reads:
-        return Reads(self.ledger)
+    def reads(self) -> Reads[Methodology]:
+        return methodology_reads(self.ledger)
 
     def leaderboard(self, as_of: int | None = None) -> list[dict[str, Any]]:
         view = self.reads().answer("lb", partial(leaderboard_view, cycle="2026-09"), as_of)

@@ -173,3 +173,25 @@ def test_a_benchmark_that_does_not_rise_with_ability_is_dropped_at_the_alpha_flo
     calibration = calibrate(Observations.build(noisy, problem.benchmarks), set(problem.reference))
     assert calibration.dropped == {"bench-007": "loading at the 0.05 floor"}
     assert "bench-007" not in {b.benchmark for b in calibration.fit.obs.benchmarks}
+
+
+def test_scoring_a_new_model_with_frozen_parameters_changes_no_other_score(
+    problem: Problem,
+) -> None:
+    obs = Observations.build(problem.results, problem.benchmarks)
+    summary = run_calibration(obs, problem.benchmarks, set(), problem.reference)
+    before = {m.slug: m for m in build_index(problem.results, summary).models}
+    newcomer = [
+        Result(
+            model="newcomer",
+            benchmark=b.benchmark,
+            score=0.9,
+            evaluator="",
+            released=date(2025, 7, 1),
+        )
+        for b in problem.benchmarks[:6]
+    ]
+    after = {m.slug: m for m in build_index([*problem.results, *newcomer], summary).models}
+    assert "newcomer" in after
+    assert all(after[s].si_iq_full == before[s].si_iq_full for s in before)
+    assert all(after[s].se == before[s].se for s in before)

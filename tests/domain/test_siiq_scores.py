@@ -13,7 +13,7 @@ from domain.siiq.scores import (
     area_score,
     closed_form,
     is_ranked,
-    position_range,
+    position_ranges,
     ranking,
     shown,
 )
@@ -79,6 +79,8 @@ def test_ranking_by_theta_then_slug() -> None:
 def test_position_range() -> None:
     low = np.array([140.0, 135.0, 120.0, 139.0])
     high = np.array([150.0, 145.0, 130.0, 141.0])
-    assert position_range(low, high, 0) == (1, 3)  # 3 reaches 140; 2 does not
-    assert position_range(low, high, 2) == (4, 4)  # everything else lies above
-    assert position_range(low, high, 3) == (1, 3)  # touching intervals overlap
+    best, worst = position_ranges(low, high)
+    assert (best[0], worst[0]) == (1, 3)  # 3 reaches 140; 2 does not
+    assert (best[2], worst[2]) == (4, 4)  # everything else lies above
+    assert (best[3], worst[3]) == (1, 3)  # touching intervals overlap
+    assert (best[1], worst[1]) == (1, 3)

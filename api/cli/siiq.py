@@ -1,0 +1,87 @@
+"""`argusic siiq calibrate | index | recompute`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+import msgspec
+
+from api.cli.output import Session, emit, json_option, pass_session
+from api.siiq import calibrate_files
+from domain.siiq.index import IndexDocument, recompute
+from domain.siiq.records import CalibrationSummary
+from projections.siiq import index_document
+
+EXIT_MISMATCH = 1
+existing = click.Path(exists=True, dir_okay=False, path_type=Path)
+
+
+@click.group("siiq")
+def siiq() -> None:
+    """SI-IQ: calibrate, publish and recompute the capability index."""
+
+
+def _calibration_human(summary: CalibrationSummary) -> str:
+    kept = sum(b.kept for b in summary.benchmarks)
+    if not summary.accepted:
+        left_out = "\n".join(
+            f"  {b.benchmark}: {b.reason}" for b in summary.benchmarks if not b.kept
+        )
+        return f"rejected: {summary.reason}\n{left_out}"
+    return (
+        f"accepted: {kept} benchmarks, {len(summary.fitted_models)} models, "
+        f"shift {summary.shift:.6f}, scale {summary.scale:.6f}, kappa {summary.kappa:.4f}"
+    )
+
+
+@siiq.command("calibrate")
+@click.option("--results", type=existing, required=True, help="results CSV (docs/siiq-input.md)")
+@click.option("--benchmarks", type=existing, required=True, help="benchmarks CSV")
+@click.option("--reference", type=existing, required=True, help="reference group, a slug a line")
+@json_option
+@pass_session
+def calibrate_command(
+    session: Session, results: Path, benchmarks: Path, reference: Path, as_json: bool
+) -> None:
+    """Calibrate SI-IQ (section 3) and record it, accepted or rejected, in the ledger."""
+    emit(calibrate_files(session.ledger, results, benchmarks, reference), _calibration_human)
+
+
+def _index_human(document: IndexDocument) -> str:
+    lines = [f"SI-IQ {document.version}: {len(document.models)} models"]
+    lines += [
+        f"  {m.rank:>3} {m.slug:40} {m.si_iq:>4} ({m.si_iq_low}..{m.si_iq_high})"
+        for m in document.models
+        if m.ranked
+    ]
+    return "\n".join(lines)
+
+
+@siiq.command("index")
+@click.option("--as-of", type=int, help="Answer as of this ledger position.")
+@json_option
+@pass_session
+def index_command(session: Session, as_of: int | None, as_json: bool) -> None:
+    """The index document published as /data/index.json."""
+    emit(session.siiq.answer(("index",), index_document, as_of), _index_human)
+
+
+class RecomputeReport(msgspec.Struct, frozen=True, kw_only=True):
+    ok: bool
+    models: int
+    mismatch: str | None
+
+
+@siiq.command("recompute")
+@click.argument("document", type=existing)
+@json_option
+def recompute_command(document: Path, as_json: bool) -> None:
+    """Recompute every SI-IQ of an index document from it alone (section 8's check)."""
+    index = msgspec.json.decode(document.read_bytes(), type=IndexDocument)
+    mismatch = recompute(index)
+    report = RecomputeReport(ok=mismatch is None, models=len(index.models), mismatch=mismatch)
+    emit(report, lambda r: f"all {r.models} scores match" if r.ok else f"mismatch: {r.mismatch}")
+    if mismatch is not None:
+        sys.exit(EXIT_MISMATCH)

@@ -1,0 +1,47 @@
+"""`argusic siiq calibrate`: read the normalised inputs, calibrate, record the decision."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+from domain.events import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
+from domain.siiq.data import Observations, read_benchmarks, read_reference, read_results, select
+from domain.siiq.index import run_calibration
+from domain.siiq.records import CalibrationSummary
+from ledger.ledger import Ledger, NewEvent
+
+CALIBRATIONS = "siiq-calibration"
+
+
+def calibrate_files(
+    ledger: Ledger, results: Path, benchmarks: Path, reference: Path
+) -> CalibrationSummary:
+    """Calibrate from the three input files and append the inputs (once) and the outcome:
+    `CalibrationAccepted` with every parameter, or `CalibrationRejected` with the reason."""
+    texts = {
+        "results": results.read_bytes(),
+        "benchmarks": benchmarks.read_bytes(),
+        "reference": reference.read_bytes(),
+    }
+    inputs = {kind: hashlib.sha256(data).hexdigest() for kind, data in texts.items()}
+    all_benchmarks = read_benchmarks(texts["benchmarks"].decode())
+    selection = select(read_results(texts["results"].decode()), all_benchmarks)
+    group = read_reference(texts["reference"].decode())
+    obs = Observations.build(selection.results, selection.benchmarks)
+    summary = run_calibration(obs, all_benchmarks, set(selection.invalid_benchmarks), group)
+    recorded = SiiqInputsRecorded(
+        inputs=inputs,
+        results=selection.results,
+        benchmarks=selection.benchmarks,
+        reference=group,
+        ignored_rows=selection.ignored_rows,
+        invalid_benchmarks=selection.invalid_benchmarks,
+    )
+    outcome = (CalibrationAccepted if summary.accepted else CalibrationRejected)(
+        inputs=inputs, calibration=summary
+    )
+    events = [] if ledger.stream(recorded.stream) else [NewEvent(recorded, 1)]
+    events.append(NewEvent(outcome, len(ledger.stream(CALIBRATIONS)) + 1))
+    ledger.append(events)
+    return summary

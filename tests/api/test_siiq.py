@@ -1,0 +1,164 @@
+"""SI-IQ through the ledger on SQLite and PostgreSQL: calibrations as events, the published
+index, its recomputation, the CLI and the HTTP endpoints."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import msgspec
+import pytest
+from litestar.testing import TestClient
+
+from api.http import create_app
+from api.service import siiq_reads
+from api.siiq import calibrate_files
+from domain.events import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
+from domain.siiq.index import recompute
+from ledger.ledger import Ledger
+from projections.siiq import index_document
+from tests.conftest import argusic
+from tests.siiq_synthetic import Problem, write_inputs
+
+
+@pytest.fixture(scope="module")
+def problem() -> Problem:
+    return Problem(models=80, benchmarks=15, present=0.7, seed=21, reference=30)
+
+
+@pytest.fixture
+def inputs(problem: Problem, tmp_path: Path) -> dict[str, Path]:
+    return write_inputs(problem, tmp_path)
+
+
+def calibrate(ledger: Ledger, paths: dict[str, Path]) -> object:
+    return calibrate_files(ledger, paths["results"], paths["benchmarks"], paths["reference"])
+
+
+def test_a_calibration_is_recorded_with_its_inputs_and_the_index_recomputes(
+    ledger: Ledger, inputs: dict[str, Path]
+) -> None:
+    calibrate(ledger, inputs)
+    events = [r.event for r in ledger.events()]
+    assert [type(e) for e in events] == [SiiqInputsRecorded, CalibrationAccepted]
+    recorded = events[0]
+    assert isinstance(recorded, SiiqInputsRecorded)
+    assert set(recorded.inputs) == {"results", "benchmarks", "reference"}
+    index = siiq_reads(ledger).answer(("index",), index_document)
+    assert index.calibration.accepted
+    assert len(index.models) == 80
+    assert recompute(index) is None
+
+
+def test_calibrating_the_same_inputs_again_gives_the_same_bytes(
+    ledger: Ledger, inputs: dict[str, Path]
+) -> None:
+    calibrate(ledger, inputs)
+    first = msgspec.json.encode(siiq_reads(ledger).answer(("index",), index_document))
+    calibrate(ledger, inputs)
+    second = msgspec.json.encode(siiq_reads(ledger).answer(("index",), index_document))
+    assert first == second
+    assert [type(r.event).__name__ for r in ledger.events()] == [
+        "SiiqInputsRecorded",
+        "CalibrationAccepted",
+        "CalibrationAccepted",
+    ]
+
+
+def test_a_rejected_calibration_is_recorded_and_the_last_accepted_stays_in_force(
+    ledger: Ledger, problem: Problem, inputs: dict[str, Path], tmp_path: Path
+) -> None:
+    calibrate(ledger, inputs)
+    before = siiq_reads(ledger).answer(("index",), index_document)
+    broken = tmp_path / "broken"
+    broken.mkdir()
+    summary = calibrate(
+        ledger, write_inputs(problem, broken, [*problem.reference, "no-such-model"])
+    )
+    assert summary.accepted is False  # type: ignore[attr-defined]
+    last = list(ledger.events())[-1].event
+    assert isinstance(last, CalibrationRejected)
+    assert last.calibration.reason == "reference model no-such-model is missing from the fitted set"
+    after = siiq_reads(ledger).answer(("index",), index_document)
+    assert after.calibration == before.calibration
+
+
+def test_the_cli_calibrates_publishes_and_recomputes(
+    ledger: Ledger, inputs: dict[str, Path], cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    result = argusic(
+        cli_env,
+        "siiq",
+        "calibrate",
+        "--results",
+        str(inputs["results"]),
+        "--benchmarks",
+        str(inputs["benchmarks"]),
+        "--reference",
+        str(inputs["reference"]),
+        "--json",
+    )
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert {"accepted", "reason", "version", "shift", "scale", "kappa", "benchmarks"} <= set(
+        summary
+    )
+    assert set(summary["benchmarks"][0]) >= {
+        "benchmark",
+        "alpha",
+        "beta",
+        "sigma2",
+        "kept",
+        "reason",
+    }
+    document = argusic(cli_env, "siiq", "index", "--json").stdout
+    model = json.loads(document)["models"][0]
+    assert {
+        "slug",
+        "theta",
+        "se",
+        "si_iq",
+        "si_iq_low",
+        "si_iq_high",
+        "ranked",
+        "rank",
+        "position_range",
+        "areas",
+        "results",
+    } <= set(model)
+    path = tmp_path / "index.json"
+    path.write_text(document)
+    assert argusic(cli_env, "siiq", "recompute", str(path)).returncode == 0
+    tampered = json.loads(document)
+    tampered["models"][3]["theta"] += 0.001
+    path.write_text(json.dumps(tampered))
+    check = argusic(cli_env, "siiq", "recompute", str(path))
+    assert check.returncode == 1
+    assert f"{tampered['models'][3]['slug']}: theta is" in check.stdout
+
+
+def test_the_http_index_and_model_page(ledger: Ledger, inputs: dict[str, Path]) -> None:
+    calibrate(ledger, inputs)
+    with TestClient(app=create_app(ledger)) as client:
+        index = client.get("/data/index.json").json()
+        slug = index["models"][0]["slug"]
+        page = client.get(f"/siiq/models/{slug}").json()
+        assert page["model"]["slug"] == slug
+        assert {
+            "benchmark",
+            "family",
+            "area",
+            "score",
+            "y",
+            "v",
+            "alpha",
+            "beta",
+            "sigma2",
+            "weight",
+        } <= set(page["benchmarks"][0])
+        assert client.get("/siiq/models/nobody").status_code == 404
+
+
+def test_before_any_calibration_the_index_is_empty(ledger: Ledger) -> None:
+    index = siiq_reads(ledger).answer(("index",), index_document)
+    assert (index.models, index.calibration.accepted) == ([], False)
