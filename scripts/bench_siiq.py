@@ -16,6 +16,9 @@ from datetime import date
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+# The target is for one core: keep BLAS to one thread (before numpy is imported).
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")
+os.environ.setdefault("OMP_NUM_THREADS", "1")
 
 from domain.siiq.data import Observations
 from domain.siiq.index import build_index, run_calibration

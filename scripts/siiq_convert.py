@@ -264,6 +264,9 @@ def convert(data: Path, out: Path) -> Counter[str]:
     results, benchmarks = [], []
     for name, source in BENCHMARKS.items():
         efficient: list[float] = []
+        if not (snapshot / source.file).exists():
+            tally[f"{source.file} not in the snapshot"] += 1
+            continue
         for row in read(snapshot / source.file):
             score = number(row.get(source.column))
             if score is None:
