@@ -5,11 +5,15 @@ from __future__ import annotations
 import hashlib
 from pathlib import Path
 
+import msgspec
+
+from api.service import siiq_reads
 from domain.events import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
 from domain.siiq.data import Observations, read_benchmarks, read_reference, read_results, select
-from domain.siiq.index import run_calibration
+from domain.siiq.index import build_index, recalibration_problem, run_calibration
 from domain.siiq.records import CalibrationSummary
 from ledger.ledger import Ledger, NewEvent
+from projections.siiq import index_document
 
 CALIBRATIONS = "siiq-calibration"
 
@@ -18,7 +22,8 @@ def calibrate_files(
     ledger: Ledger, results: Path, benchmarks: Path, reference: Path
 ) -> CalibrationSummary:
     """Calibrate from the three input files and append the inputs (once) and the outcome:
-    `CalibrationAccepted` with every parameter, or `CalibrationRejected` with the reason."""
+    `CalibrationAccepted` with every parameter, or `CalibrationRejected` with the reason; a
+    recalibration must also pass section 3's checks against the index it would replace."""
     texts = {
         "results": results.read_bytes(),
         "benchmarks": benchmarks.read_bytes(),
@@ -30,6 +35,11 @@ def calibrate_files(
     group = read_reference(texts["reference"].decode())
     obs = Observations.build(selection.results, selection.benchmarks)
     summary = run_calibration(obs, all_benchmarks, set(selection.invalid_benchmarks), group)
+    published = siiq_reads(ledger).answer(("index",), index_document)
+    if summary.accepted and published.calibration.accepted:
+        problem = recalibration_problem(published, build_index(selection.results, summary))
+        if problem is not None:
+            summary = msgspec.structs.replace(summary, accepted=False, reason=problem)
     recorded = SiiqInputsRecorded(
         inputs=inputs,
         results=selection.results,

@@ -25,7 +25,7 @@ class Problem:
         self.benchmarks = [
             Benchmark(
                 benchmark=f"bench-{j:03d}",
-                family=f"family-{j // 2:03d}",
+                family=f"family-{j // 10}-{j % 5}",
                 area=AREAS[j % 5],
                 evaluator=f"evaluator-{j % 3}",
                 chance=0.0,

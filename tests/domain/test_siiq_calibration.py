@@ -11,7 +11,13 @@ import pytest
 
 from domain.siiq.calibration import RANK_CHECK, CalibrationRejected, calibrate
 from domain.siiq.data import Observations
-from domain.siiq.index import build_index, recompute, run_calibration
+from domain.siiq.index import (
+    IndexDocument,
+    build_index,
+    recalibration_problem,
+    recompute,
+    run_calibration,
+)
 from domain.siiq.kappa import nearest_rank_90
 from domain.siiq.records import AREAS, Benchmark, Result
 from domain.siiq.scores import sums, theta0
@@ -195,3 +201,54 @@ def test_scoring_a_new_model_with_frozen_parameters_changes_no_other_score(
     assert "newcomer" in after
     assert all(after[s].si_iq_full == before[s].si_iq_full for s in before)
     assert all(after[s].se == before[s].se for s in before)
+
+
+def index_of(problem: Problem, results: list[Result] | None = None) -> IndexDocument:
+    obs = Observations.build(results or problem.results, problem.benchmarks)
+    return build_index(
+        results or problem.results,
+        run_calibration(obs, problem.benchmarks, set(), problem.reference),
+    )
+
+
+def test_a_recalibration_of_the_same_data_passes_its_checks(problem: Problem) -> None:
+    assert recalibration_problem(index_of(problem), index_of(problem)) is None
+
+
+def test_a_recalibration_that_would_drop_a_benchmark_is_rejected(problem: Problem) -> None:
+    fewer = [r for r in problem.results if r.benchmark != "bench-004"]
+    assert recalibration_problem(index_of(problem), index_of(problem, fewer)) == (
+        "benchmark bench-004 would leave the index"
+    )
+
+
+def test_a_recalibration_that_moves_scores_too_much_is_rejected(problem: Problem) -> None:
+    published = index_of(problem)
+    shuffled = list(reversed([m.slug for m in published.models]))
+    renamed = {m.slug: new for m, new in zip(published.models, shuffled, strict=True)}
+    moved = [
+        msgspec.structs.replace(r, model=renamed.get(r.model, r.model)) for r in problem.results
+    ]
+    problem_text = recalibration_problem(published, index_of(problem, moved))
+    assert problem_text is not None
+    assert problem_text.startswith("scores would reorder: Spearman rank correlation")
+
+
+def test_an_area_score_needs_two_families_in_the_area(problem: Problem) -> None:
+    index = index_of(problem)
+    families = {b.benchmark: (b.area, b.family) for b in problem.benchmarks}
+    for model in index.models:
+        per_area: dict[str, set[str]] = {}
+        for result in model.results:
+            area, family = families[result.benchmark]
+            per_area.setdefault(area, set()).add(family)
+        assert set(model.areas) == {a for a, f in per_area.items() if len(f) >= 2}
+    single = [
+        m
+        for m in index.models
+        if any(
+            len({families[r.benchmark][1] for r in m.results if families[r.benchmark][0] == a}) == 1
+            for a in {families[r.benchmark][0] for r in m.results}
+        )
+    ]
+    assert single, "some model has results from one family only in some area"
