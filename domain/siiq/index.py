@@ -8,7 +8,6 @@ from collections.abc import Sequence, Set
 
 import msgspec
 import numpy as np
-from scipy import stats
 
 from domain.siiq import METHOD_VERSION
 from domain.siiq.calibration import Calibration, CalibrationRejected, calibrate
@@ -389,7 +388,10 @@ def recalibration_problem(published: IndexDocument, proposed: IndexDocument) -> 
     if len(common) >= 2:
         now = np.array([m.si_iq_full for m in common])
         then = np.array([old_scores[m.slug] for m in common])
-        correlation = float(stats.spearmanr(then, now).statistic)
+        # Imported here: scipy.stats takes half a second to load, and only a recalibration needs it.
+        from scipy.stats import spearmanr  # noqa: PLC0415
+
+        correlation = float(spearmanr(then, now).statistic)
         if not correlation >= SPEARMAN_FLOOR:
             return (
                 f"scores would reorder: Spearman rank correlation {correlation:.4f} is below 0.95"
