@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections.abc import Iterable, Iterator
 from pathlib import Path
 
 from domain.events import Fingerprint
@@ -35,13 +36,18 @@ class FileArtifactStore:
 
     def put(self, source: Path) -> Fingerprint:
         """Store a copy of `source` under its SHA-256 (once) and return its fingerprint."""
+        with source.open("rb") as file:
+            return self.put_stream(iter(lambda: file.read(CHUNK), b""))
+
+    def put_stream(self, chunks: Iterable[bytes]) -> Fingerprint:
+        """Store bytes as they come, hashing them on the way, under their SHA-256 (once)."""
         target_dir = self.root / "sha256"
         target_dir.mkdir(parents=True, exist_ok=True)
         digest, size = hashlib.sha256(), 0
         descriptor, temporary = tempfile.mkstemp(dir=target_dir, prefix=".incoming-")
         try:
-            with os.fdopen(descriptor, "wb") as out, source.open("rb") as file:
-                while chunk := file.read(CHUNK):
+            with os.fdopen(descriptor, "wb") as out:
+                for chunk in chunks:
                     digest.update(chunk)
                     size += len(chunk)
                     out.write(chunk)
@@ -58,6 +64,11 @@ class FileArtifactStore:
         finally:
             if os.path.exists(temporary):
                 os.unlink(temporary)
+
+    def read(self, sha256: str) -> Iterator[bytes]:
+        """A stored file, in chunks."""
+        with self.path(sha256).open("rb") as file:
+            yield from iter(lambda: file.read(CHUNK), b"")
 
 
 def _fsync_dir(path: Path) -> None:

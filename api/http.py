@@ -8,12 +8,14 @@ from litestar import Litestar, Request, Response, get
 from litestar.datastructures import State
 from litestar.openapi import OpenAPIConfig
 from litestar.params import FromPath, FromQuery
+from litestar.response import Stream
 from litestar.status_codes import (
     HTTP_400_BAD_REQUEST,
     HTTP_404_NOT_FOUND,
     HTTP_500_INTERNAL_SERVER_ERROR,
 )
 
+from adapters.artifacts import FileArtifactStore
 from api import service
 from api.service import Reads, methodology_reads, siiq_reads
 from api.trace import TraceView, trace
@@ -21,6 +23,7 @@ from domain.siiq.index import IndexDocument, ModelPage, model_page
 from ledger.ledger import ConsistencyProof, InclusionProof, Ledger, LedgerIntegrityError
 from ledger.merkle import ProofError
 from projections import views
+from projections.methodology import Methodology
 from projections.siiq import Siiq, index_document
 
 
@@ -109,6 +112,34 @@ def siiq_model(state: State, slug: FromPath[str], as_of: FromQuery[int | None] =
     return model_page(siiq.answer(("index",), index_document, as_of), slug)
 
 
+MEDIA = {"cast": "application/x-asciicast", "log": "text/plain; charset=utf-8"}
+
+
+@get("/runs/{run_id:str}/evidence/{kind:str}", sync_to_thread=True)
+def run_evidence(state: State, run_id: FromPath[str], kind: FromPath[str]) -> Response[object]:
+    """The served copy of a run's log or recording (never the raw file), with its fingerprints
+    and the transforms applied; a withheld file answers 451 with the reason."""
+    copies = _reads(state).answer(("evidence", run_id), partial(_copies, run_id=run_id))
+    copy = copies.get(kind)
+    if kind not in MEDIA or copy is None:
+        raise LookupError(f"run {run_id!r} has no {kind!r} evidence")
+    if copy.withheld is not None or copy.served_sha256 is None:
+        reason = copy.withheld or "withheld"
+        return Response({"status_code": 451, "detail": reason}, status_code=451)
+    artifacts: FileArtifactStore = state.artifacts
+    headers = {
+        "X-Argusic-Raw-SHA256": copy.raw_sha256,
+        "X-Argusic-Served-SHA256": copy.served_sha256,
+        "X-Argusic-Transforms": ", ".join(copy.transforms),
+    }
+    return Stream(artifacts.read(copy.served_sha256), media_type=MEDIA[kind], headers=headers)
+
+
+def _copies(state: Methodology, as_of: int, run_id: str) -> dict[str, views.EvidenceView]:
+    views.find_run(state, run_id, as_of)
+    return views.evidence_views(state, run_id)
+
+
 def _error(status: int) -> object:
     def handler(_: Request[object, object, State], exc: Exception) -> Response[dict[str, object]]:
         return Response({"status_code": status, "detail": str(exc)}, status_code=status)
@@ -116,7 +147,7 @@ def _error(status: int) -> object:
     return handler
 
 
-def create_app(ledger: Ledger) -> Litestar:
+def create_app(ledger: Ledger, artifacts: FileArtifactStore) -> Litestar:
     return Litestar(
         route_handlers=[
             healthz,
@@ -131,9 +162,15 @@ def create_app(ledger: Ledger) -> Litestar:
             sources,
             index_json,
             siiq_model,
+            run_evidence,
         ],
         state=State(
-            {"ledger": ledger, "reads": methodology_reads(ledger), "siiq": siiq_reads(ledger)}
+            {
+                "ledger": ledger,
+                "reads": methodology_reads(ledger),
+                "siiq": siiq_reads(ledger),
+                "artifacts": artifacts,
+            }
         ),
         exception_handlers={
             LookupError: _error(HTTP_404_NOT_FOUND),

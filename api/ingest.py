@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Protocol
 
 import msgspec
 
 from adapters.artifacts import fingerprint
+from api.evidence import Deriver, EvidenceStore
 from domain.editions import EditionRecord, draft_edition
 from domain.environment_qa import ReviewRecord, clear_review
 from domain.events import (
@@ -18,6 +18,7 @@ from domain.events import (
     Evidence,
     Fingerprint,
     ProjectReviewCleared,
+    RunRecorded,
 )
 from domain.rejections import Rejected
 from domain.runs import RunRecord, record_run
@@ -30,10 +31,6 @@ Record = EditionRecord | RunRecord | ReviewRecord
 _decoder = msgspec.json.Decoder(Record)
 BATCH = 1_000
 _NOT_YET = datetime.min.replace(tzinfo=UTC)
-
-
-class ArtifactStore(Protocol):
-    def put(self, source: Path) -> Fingerprint: ...
 
 
 class RecordRejection(msgspec.Struct, frozen=True, kw_only=True):
@@ -78,7 +75,7 @@ class Intake:
         self.state = state
         self.projection = MethodologyProjection()
         self.decided: list[NewEvent] = []
-        self.evidence: list[Path] = []
+        self.evidence: list[tuple[RunRecorded, dict[str, Path], str | None]] = []
         self._files: dict[tuple[Path, str], tuple[Path, Fingerprint]] = {}
 
     def decide(self, record: Record, folder: Path) -> None:
@@ -96,7 +93,9 @@ class Intake:
                 evidence = Evidence(**{kind: seen for kind, (_, seen) in files.items()})
                 run = self.state.runs.get(record.run_id)
                 events = record_run(record, evidence, set(self.state.editions), run and run.event)
-                self.evidence += [path for path, _ in files.values()] if events else []
+                self.evidence += [
+                    (e, {k: p for k, (p, _) in files.items()}, record.model_key) for e in events
+                ]
             case ReviewRecord():
                 under_review = record.project in projects_under_review(self.state)
                 events = clear_review(record, under_review)
@@ -153,9 +152,15 @@ def read_records(path: Path) -> Iterator[tuple[int, Record | RecordRejection]]:
             yield line, RecordRejection(file=str(path), line=line, reason=f"not JSON: {e}")
 
 
-def ingest(ledger: Ledger, paths: Sequence[Path], store: ArtifactStore) -> IngestReport:
-    """Validate every record of every file, then store the evidence and append the events
-    (in batches of 1,000, each atomic); one rejected record appends nothing at all."""
+def ingest(
+    ledger: Ledger,
+    paths: Sequence[Path],
+    store: EvidenceStore,
+    banners: Callable[[str], list[str]] = lambda _: [],
+) -> IngestReport:
+    """Validate every record of every file, then store the evidence with its served copies
+    (section 17) and append the events (in batches of 1,000, each atomic); one rejected record
+    appends nothing at all."""
     position = ledger.size()
     intake = Intake(ledger, position, ReadModel(ledger, MethodologyProjection()).as_of(position))
     rejections: list[RecordRejection] = []
@@ -172,9 +177,14 @@ def ingest(ledger: Ledger, paths: Sequence[Path], store: ArtifactStore) -> Inges
                 rejections.append(RecordRejection(file=str(path), line=line, reason=str(e)))
     if rejections:
         raise IngestRejected(rejections)
-    for evidence in dict.fromkeys(intake.evidence):
-        store.put(evidence)
     events = intake.decided
+    deriver = Deriver(store, banners)
+    for run, files, model_key in intake.evidence:
+        derived = deriver.events(run, files, model_key)
+        versions: dict[str, int] = {}
+        for event in derived:
+            versions[event.stream] = versions.get(event.stream, 0) + 1
+            events.append(NewEvent(event, versions[event.stream]))
     if events:
         ledger.append_batches(events[i : i + BATCH] for i in range(0, len(events), BATCH))
     return IngestReport(

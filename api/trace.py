@@ -12,7 +12,7 @@ from domain.scoring import Outcome
 from ledger.ledger import Ledger
 from ledger.merkle import leaf_hash
 from projections.methodology import Methodology
-from projections.views import SetRow, find_run, set_row
+from projections.views import EvidenceView, SetRow, evidence_views, find_run, set_row
 
 
 class TracedEvent(msgspec.Struct, frozen=True, kw_only=True):
@@ -32,6 +32,7 @@ class TraceView(msgspec.Struct, frozen=True, kw_only=True):
     score: float | None
     set: SetRow | None
     evidence: Evidence
+    copies: dict[str, EvidenceView]
     checkpoint: CheckpointView
     events: list[TracedEvent]
 
@@ -41,6 +42,7 @@ class _Behind(msgspec.Struct, frozen=True):
     score: float | None
     set: SetRow | None
     evidence: Evidence
+    copies: dict[str, EvidenceView]
     positions: list[int]
 
 
@@ -57,12 +59,17 @@ def _behind(run_id: str) -> View[_Behind]:
         positions = {r.position for r in members} | {state.editions[run.edition].position}
         if review := state.last_review.get(run.project.id):
             positions.add(review)
+        for copy in state.evidence.get(run_id, {}).values():
+            positions.update(copy.positions)
+        if run_id in state.reruns:
+            positions.add(state.reruns[run_id].position)
         score = total(run)
         return _Behind(
             outcome=run_outcome(run),
             score=None if score is None else float(score),
             set=set_row(run.agent.id, run.cycle, scores) if scores else None,
             evidence=run.evidence,
+            copies=evidence_views(state, run_id),
             positions=sorted(positions),
         )
 
@@ -97,6 +104,7 @@ def trace(ledger: Ledger, reads: Reads[Methodology], run_id: str) -> TraceView:
         score=behind.score,
         set=behind.set,
         evidence=behind.evidence,
+        copies=behind.copies,
         checkpoint=checkpoint,
         events=events,
     )

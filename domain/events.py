@@ -169,6 +169,48 @@ class ProjectReviewCleared(Event, frozen=True):
         return f"review:{self.project_id}"
 
 
+class EvidenceTransformed(Event, frozen=True):
+    """One transform of section 17 applied to one of a run's files (or its quoted text): what
+    went in and came out, by SHA-256, and how many things it changed; never the secret."""
+
+    run_id: Text
+    kind: str
+    transform: str
+    version: int
+    input_sha256: str
+    output_sha256: str
+    counts: dict[str, int]
+
+    @property
+    def stream(self) -> str:
+        return f"evidence:{self.run_id}:{self.kind}"
+
+
+class RecordingWithheld(Event, frozen=True):
+    """Section 17: a file that cannot be shown to be free of a live credential, or whose key
+    material cannot be shown masked, is never served."""
+
+    run_id: Text
+    kind: str
+    input_sha256: str
+    reason: str
+
+    @property
+    def stream(self) -> str:
+        return f"evidence:{self.run_id}:{self.kind}"
+
+
+class RerunRequested(Event, frozen=True):
+    """Section 17: a run whose evidence was withheld is run again."""
+
+    run_id: Text
+    reason: str
+
+    @property
+    def stream(self) -> str:
+        return f"rerun:{self.run_id}"
+
+
 class SiiqInputsRecorded(Event, frozen=True):
     """The normalised inputs of an SI-IQ calibration, as selected (SI-IQ section 1, A1 to A3),
     with the SHA-256 of each input file as it was read."""
@@ -211,6 +253,9 @@ DomainEvent = (
     EditionDrafted
     | RunRecorded
     | ProjectReviewCleared
+    | EvidenceTransformed
+    | RecordingWithheld
+    | RerunRequested
     | SiiqInputsRecorded
     | CalibrationAccepted
     | CalibrationRejected

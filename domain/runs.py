@@ -24,6 +24,7 @@ from domain.events import (
 )
 from domain.rejections import Rejected
 from domain.scoring import Outcome, ScoreLines, outcome, score_run
+from domain.verification import as_verified
 
 Cycle = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")]
 
@@ -50,6 +51,8 @@ class RunRecord(InputRecord, frozen=True, tag="run"):
     invalid_reason: str | None = None
     report: Report | None = None
     evidence: EvidencePaths = msgspec.field(default_factory=EvidencePaths)
+    model_key: str | None = None
+    """The run's own model key, for redaction only: never recorded anywhere (section 17)."""
 
 
 def record_run(
@@ -101,14 +104,18 @@ def invalid_reason(run: RunRecorded) -> str | None:
     return None
 
 
+def _report(run: RunRecorded) -> Report | None:
+    return None if run.report is None else as_verified(run.report, run.edition)
+
+
 def run_outcome(run: RunRecorded) -> Outcome | None:
-    """The outcome of a valid run; None for an invalid one."""
-    return None if invalid_reason(run) else outcome(run.status, run.report)
+    """The outcome of a valid run under its own edition; None for an invalid one."""
+    return None if invalid_reason(run) else outcome(run.status, _report(run))
 
 
 def run_score(run: RunRecorded) -> ScoreLines | None:
-    """The rubric's lines for a valid run; None for an invalid one."""
-    return None if invalid_reason(run) else score_run(run.status, run.report)
+    """The rubric's lines for a valid run under its own edition; None for an invalid one."""
+    return None if invalid_reason(run) else score_run(run.status, _report(run))
 
 
 def total(run: RunRecorded) -> Fraction | None:

@@ -13,6 +13,7 @@ import msgspec
 from domain.editions import effective_since
 from domain.environment_qa import is_under_review
 from domain.events import AttemptKind, RunRecorded, SourceType
+from domain.evidence.quoting import house_punctuation
 from domain.leaderboard import Exclusion, ScoredRun, leaderboard
 from domain.runs import invalid_reason, run_outcome, run_score, time_budget_minutes
 from domain.scoring import Outcome, passed
@@ -169,6 +170,17 @@ class ScoreLinesRow(msgspec.Struct, frozen=True, kw_only=True):
     total: float
 
 
+class EvidenceView(msgspec.Struct, frozen=True, kw_only=True):
+    """One of a run's files as served (section 17): fingerprints and the transforms applied."""
+
+    raw_sha256: str
+    served_sha256: str | None
+    transforms: list[str]
+    counts: dict[str, int]
+    key_material_masked: bool
+    withheld: str | None
+
+
 class RunView(msgspec.Struct, frozen=True, kw_only=True):
     """A run as recorded, and what the rules make of it."""
 
@@ -182,6 +194,23 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     outcome: Outcome | None
     score: float | None
     score_lines: ScoreLinesRow | None
+    evidence: dict[str, EvidenceView]
+    rerun_requested: str | None
+    final_state_shown: str | None
+
+
+def evidence_views(state: Methodology, run_id: str) -> dict[str, EvidenceView]:
+    return {
+        kind: EvidenceView(
+            raw_sha256=copy.raw_sha256,
+            served_sha256=copy.served_sha256,
+            transforms=copy.transforms,
+            counts=copy.counts,
+            key_material_masked=copy.counts.get("private_key_body", 0) > 0,
+            withheld=copy.withheld,
+        )
+        for kind, copy in state.evidence.get(run_id, {}).items()
+    }
 
 
 def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
@@ -206,6 +235,11 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
             depth=lines.depth,
             total=float(lines.total),
         ),
+        evidence=evidence_views(state, run_id),
+        rerun_requested=state.reruns[run_id].reason if run_id in state.reruns else None,
+        final_state_shown=None
+        if event.report is None or event.report.final_state is None
+        else house_punctuation(event.report.final_state),
     )
 
 

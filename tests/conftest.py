@@ -143,5 +143,19 @@ def is_postgres(settings: Settings) -> bool:
 
 
 DEMO = Path(__file__).resolve().parents[1] / "scripts" / "demo"
-DEMO_EVENTS = sum(len(f.read_text().splitlines()) for f in DEMO.glob("*.jsonl"))
-"""Every record of the bundled demo becomes one event."""
+
+
+@pytest.fixture(scope="session")
+def demo_size(tmp_path_factory: pytest.TempPathFactory) -> int:
+    """How many events the bundled demo appends (its records and their evidence's events)."""
+    from adapters.artifacts import FileArtifactStore
+    from adapters.banners import banner_patterns
+    from api.ingest import ingest
+
+    folder = tmp_path_factory.mktemp("demo")
+    book, _ = init(Settings(f"sqlite:///{folder}/demo.db", folder / "home", "json"))
+    report = ingest(
+        book, sorted(DEMO.glob("*.jsonl")), FileArtifactStore(folder / "artifacts"), banner_patterns
+    )
+    book.close()
+    return report.ledger_size

@@ -8,6 +8,7 @@ import click
 import msgspec
 import structlog
 
+from adapters.banners import banner_patterns
 from api.cli.output import Session, emit, json_option, pass_session
 from api.ingest import IngestReport, ingest
 from api.wiring import init
@@ -49,7 +50,8 @@ def serve_command(session: Session, host: str, port: int) -> None:
 
     from api.http import create_app  # noqa: PLC0415
 
-    uvicorn.run(create_app(session.ledger), host=host, port=port, log_config=None)
+    app = create_app(session.ledger, session.artifacts)
+    uvicorn.run(app, host=host, port=port, log_config=None)
 
 
 def _ingest_human(report: IngestReport) -> str:
@@ -67,7 +69,7 @@ def _ingest_human(report: IngestReport) -> str:
 @pass_session
 def ingest_command(session: Session, files: tuple[Path, ...], as_json: bool) -> None:
     """Append the records of FILES (JSON or JSON lines): all of them, or none."""
-    emit(ingest(session.ledger, files, session.artifacts), _ingest_human)
+    emit(ingest(session.ledger, files, session.artifacts, banner_patterns), _ingest_human)
 
 
 @click.command("demo")
@@ -85,7 +87,8 @@ def demo_command(session: Session, if_empty: bool, as_json: bool) -> None:
             )
             return
         raise LookupError("the demo loads only into an empty ledger")
-    emit(ingest(ledger, sorted(DEMO_DATA.glob("*.jsonl")), session.artifacts), _ingest_human)
+    demo = sorted(DEMO_DATA.glob("*.jsonl"))
+    emit(ingest(ledger, demo, session.artifacts, banner_patterns), _ingest_human)
 
 
 commands = (init_command, serve_command, ingest_command, demo_command)

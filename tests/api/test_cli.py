@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from ledger.note import Verifier, open_checkpoint
-from tests.conftest import DEMO_EVENTS, argusic
+from tests.conftest import argusic
 
 
 def run_json(env: dict[str, str], *args: str, code: int = 0) -> dict[str, object]:
@@ -63,13 +63,13 @@ def test_demo_goes_only_into_an_empty_ledger(demo_env: dict[str, str]) -> None:
     assert "empty ledger" in str(run_json(demo_env, "demo", code=1)["error"])
 
 
-def test_checkpoint_is_a_signed_c2sp_note(demo_env: dict[str, str]) -> None:
+def test_checkpoint_is_a_signed_c2sp_note(demo_size: int, demo_env: dict[str, str]) -> None:
     document = run_json(demo_env, "ledger", "checkpoint")
     assert set(document) >= {"size", "root", "note", "public_key"}
     body = open_checkpoint(str(document["note"]), Verifier.parse(str(document["public_key"])))
-    assert body.size == document["size"] == DEMO_EVENTS
+    assert body.size == document["size"] == demo_size
     assert body.root.hex() == document["root"]
-    assert str(document["note"]).split("\n")[:2] == ["argusic.local/ledger", str(DEMO_EVENTS)]
+    assert str(document["note"]).split("\n")[:2] == ["argusic.local/ledger", str(demo_size)]
 
 
 def test_proof_documents(demo_env: dict[str, str]) -> None:
@@ -80,8 +80,10 @@ def test_proof_documents(demo_env: dict[str, str]) -> None:
     assert set(consistency) == {"first", "second", "path"}
 
 
-def test_a_position_outside_the_ledger_is_rejected(demo_env: dict[str, str]) -> None:
-    beyond = str(DEMO_EVENTS + 1)
+def test_a_position_outside_the_ledger_is_rejected(
+    demo_size: int, demo_env: dict[str, str]
+) -> None:
+    beyond = str(demo_size + 1)
     document = run_json(demo_env, "ledger", "proof", "inclusion", beyond, code=1)
     assert document["ok"] is False
     assert f"position {beyond}" in str(document["error"])
@@ -93,7 +95,7 @@ def test_usage_errors_exit_2(demo_env: dict[str, str]) -> None:
 
 
 def test_a_bad_record_appends_nothing_and_is_named(
-    demo_env: dict[str, str], tmp_path: Path
+    demo_size: int, demo_env: dict[str, str], tmp_path: Path
 ) -> None:
     records = tmp_path / "editions.jsonl"
     records.write_text(
@@ -104,13 +106,13 @@ def test_a_bad_record_appends_nothing_and_is_named(
     rejections = document["rejections"]
     assert isinstance(rejections, list)
     assert [(r["line"], "drafted" in r["reason"]) for r in rejections] == [(2, True)]
-    assert run_json(demo_env, "ledger", "checkpoint")["size"] == DEMO_EVENTS
+    assert run_json(demo_env, "ledger", "checkpoint")["size"] == demo_size
 
 
-def test_export_lines(demo_env: dict[str, str]) -> None:
+def test_export_lines(demo_size: int, demo_env: dict[str, str]) -> None:
     result = argusic(demo_env, "ledger", "export", "--after", "7")
     lines = [json.loads(line) for line in result.stdout.splitlines()]
-    assert [line["position"] for line in lines] == list(range(8, DEMO_EVENTS + 1))
+    assert [line["position"] for line in lines] == list(range(8, demo_size + 1))
     assert list(lines[0]) == [
         "position",
         "type",
@@ -155,8 +157,10 @@ def test_the_demo_shows_a_leaderboard_verdicts_editions_and_sources(
     assert run_json(demo_env, "run", "demo-999", code=1)["ok"] is False
 
 
-def test_rebuilding_the_read_model_twice_gives_the_same_bytes(demo_env: dict[str, str]) -> None:
+def test_rebuilding_the_read_model_twice_gives_the_same_bytes(
+    demo_size: int, demo_env: dict[str, str]
+) -> None:
     first = run_json(demo_env, "rebuild")
     second = run_json(demo_env, "rebuild")
     assert first == second
-    assert first["position"] == DEMO_EVENTS
+    assert first["position"] == demo_size

@@ -21,15 +21,17 @@ from api.wiring import Settings
 from ledger.ledger import Ledger
 from ledger.merkle import verify_inclusion
 from ledger.note import Verifier, open_checkpoint
-from tests.conftest import ARGUSIC, DEMO, DEMO_EVENTS, append_editions
+from tests.conftest import ARGUSIC, DEMO, append_editions
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def client(ledger: Ledger) -> Iterator[TestClient]:  # type: ignore[type-arg]
+def client(ledger: Ledger, settings: Settings) -> Iterator[TestClient]:  # type: ignore[type-arg]
     append_editions(ledger, 0, 21)
-    with TestClient(app=create_app(ledger)) as test_client:
+    with TestClient(
+        app=create_app(ledger, FileArtifactStore(settings.home / "artifacts"))
+    ) as test_client:
         yield test_client
 
 
@@ -117,7 +119,7 @@ def test_a_real_server_process_on_loopback(ledger: Ledger, cli_env: dict[str, st
 
 @pytest.mark.slow
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-def test_make_run_serves_the_demo_on_port_8000(cli_env: dict[str, str]) -> None:
+def test_make_run_serves_the_demo_on_port_8000(demo_size: int, cli_env: dict[str, str]) -> None:
     with socket.socket() as probe:
         if probe.connect_ex(("127.0.0.1", 8000)) == 0:
             pytest.fail("something already listens on 127.0.0.1:8000; `make run` needs the port")
@@ -130,7 +132,7 @@ def test_make_run_serves_the_demo_on_port_8000(cli_env: dict[str, str]) -> None:
         stderr=subprocess.DEVNULL,
     )
     try:
-        assert wait_for("http://127.0.0.1:8000/healthz", server, 300).json()["size"] == DEMO_EVENTS
+        assert wait_for("http://127.0.0.1:8000/healthz", server, 300).json()["size"] == demo_size
         editions = httpx.get("http://127.0.0.1:8000/methodology/editions").json()["editions"]
         assert editions[5]["version"] == "1.2"
     finally:
@@ -140,13 +142,15 @@ def test_make_run_serves_the_demo_on_port_8000(cli_env: dict[str, str]) -> None:
 @pytest.fixture
 def demo_client(ledger: Ledger, settings: Settings) -> Iterator[TestClient]:  # type: ignore[type-arg]
     ingest(ledger, sorted(DEMO.glob("*.jsonl")), FileArtifactStore(settings.home / "artifacts"))
-    with TestClient(app=create_app(ledger)) as test_client:
+    with TestClient(
+        app=create_app(ledger, FileArtifactStore(settings.home / "artifacts"))
+    ) as test_client:
         yield test_client
 
 
-def test_read_api_over_the_demo(demo_client: TestClient) -> None:  # type: ignore[type-arg]
+def test_read_api_over_the_demo(demo_size: int, demo_client: TestClient) -> None:  # type: ignore[type-arg]
     board = demo_client.get("/leaderboard", params={"cycle": "2026-09"}).json()
-    assert (board["cycle"], board["as_of"]) == ("2026-09", DEMO_EVENTS)
+    assert (board["cycle"], board["as_of"]) == ("2026-09", demo_size)
     assert [r["agent"] for r in board["rows"]][-2:] == ["demo-agent-d", "demo-agent-strong"]
     assert board["rows"][-1]["score"] is None
     project = demo_client.get("/projects/demo/legacy-cli").json()
@@ -161,7 +165,10 @@ def test_read_api_over_the_demo(demo_client: TestClient) -> None:  # type: ignor
     assert sources[0] == {"source_type": "repository", "status": "in_use", "projects_tested": 9}
     trace = demo_client.get("/runs/demo-001/trace").json()
     assert trace["events"][0]["type"] == "EditionDrafted"
-    assert {e["type"] for e in trace["events"][1:]} == {"RunRecorded"}
+    assert {e["type"] for e in trace["events"][1:]} == {"RunRecorded", "EvidenceTransformed"}
+    assert trace["copies"]["cast"]["transforms"] == [
+        "security-redaction@1", "generated-key-mask@1", "neutral-branding@1"
+    ]
 
 
 def test_the_read_api_answers_as_of_a_position(demo_client: TestClient) -> None:  # type: ignore[type-arg]

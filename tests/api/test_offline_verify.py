@@ -166,7 +166,9 @@ def test_a_trace_verifies_offline(auditor: Path, cli_env: dict[str, str], tmp_pa
     code, result = offline(auditor, "--key", key, "--trace", str(tmp_path / "trace.json"))
     assert (code, result["ok"]) == (0, True), result
     document = json.loads(trace)
-    assert [e["type"] for e in document["events"]] == ["EditionDrafted"] + ["RunRecorded"] * 3
+    types = [e["type"] for e in document["events"]]
+    assert types[:4] == ["EditionDrafted"] + ["RunRecorded"] * 3
+    assert types[4:] == ["EvidenceTransformed"] * 6  # three transforms of its log and its cast
     assert document["set"]["median"] == 100.0
     document["events"][1]["canonical"] = document["events"][1]["canonical"].replace(
         "demo-00", "demo-99"

@@ -10,9 +10,11 @@ import msgspec
 import pytest
 from litestar.testing import TestClient
 
+from adapters.artifacts import FileArtifactStore
 from api.http import create_app
 from api.service import siiq_reads
 from api.siiq import calibrate_files
+from api.wiring import Settings
 from domain.events import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
 from domain.siiq.index import recompute
 from ledger.ledger import Ledger
@@ -137,9 +139,13 @@ def test_the_cli_calibrates_publishes_and_recomputes(
     assert f"{tampered['models'][3]['slug']}: theta is" in check.stdout
 
 
-def test_the_http_index_and_model_page(ledger: Ledger, inputs: dict[str, Path]) -> None:
+def test_the_http_index_and_model_page(
+    ledger: Ledger, inputs: dict[str, Path], settings: Settings
+) -> None:
     calibrate(ledger, inputs)
-    with TestClient(app=create_app(ledger)) as client:
+    with TestClient(
+        app=create_app(ledger, FileArtifactStore(settings.home / "artifacts"))
+    ) as client:
         index = client.get("/data/index.json").json()
         slug = index["models"][0]["slug"]
         page = client.get(f"/siiq/models/{slug}").json()

@@ -1,0 +1,29 @@
+"""Neutral agent branding (methodology section 17): the start-up banner of the tool underneath
+an agent is blanked; the agent's commands and changes are never edited, and vendor names that
+occur naturally (paths, packages, code) stay."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from domain.evidence.masking import Found, Span
+
+NAME, VERSION = "neutral-branding", 1
+
+
+class BannerFinder:
+    """Banner patterns are data, configured per harness; each must match the banner itself
+    (anchored to a whole line), never a command or its output."""
+
+    def __init__(self, patterns: Sequence[str]) -> None:
+        self.pattern = (
+            re.compile("|".join(f"(?:{p})" for p in patterns), re.MULTILINE) if patterns else None
+        )
+
+    def __call__(self, text: str) -> Found:
+        if self.pattern is None:
+            return Found([], None)
+        return Found(
+            [Span(m.start(), m.end(), "banner") for m in self.pattern.finditer(text)], None
+        )
