@@ -98,7 +98,7 @@ class Deriver:
         derivation = Derivation(section_17([model_key] if model_key else [], self.banners(harness)))
         try:
             stream = (
-                derivation.cast(_lines(path)) if kind == "cast" else derivation.log(_chunks(path))
+                derivation.cast(_chunks(path)) if kind == "cast" else derivation.log(_chunks(path))
             )
             self.store.put_stream(stream)
         except RecordingError as e:

@@ -5,9 +5,11 @@ text and every line nothing changed keeps its exact bytes."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
-from dataclasses import dataclass
-from typing import Any
+from collections.abc import Iterable, Iterator, Sequence
+from io import BytesIO
+from itertools import islice
+from operator import itemgetter
+from typing import Any, NamedTuple
 
 import msgspec
 
@@ -20,39 +22,28 @@ class RecordingError(ValueError):
     """The bytes are not an asciicast v2 or v3 recording."""
 
 
-@dataclass
-class CastLine:
-    """One line after the header: an event (time kept as its raw JSON text) or a comment."""
+class Block(NamedTuple):
+    """Consecutive lines after the header, each as read and newline-terminated (blank lines and
+    v3 comments pass through as they are), with which of them carry terminal text."""
 
-    time: bytes | None
-    code: str
-    data: str
-    line: bytes | None  # the exact bytes while unchanged; None once `data` was changed
+    lines: list[bytes]
+    text_at: list[int]
+    """Which lines carry text, counted from the first line after the header."""
+    texts: list[str]
 
-    @property
-    def is_text(self) -> bool:
-        return self.time is not None and self.code in TEXT_CODES
 
-    def replace_data(self, data: str) -> None:
-        if data != self.data:
-            self.data, self.line = data, None
-
-    def encoded(self) -> bytes:
-        """The line, newline-terminated: its original bytes, or the event re-encoded."""
-        if self.line is None:
-            assert self.time is not None
-            self.line = b"[%s, %s, %s]\n" % (self.time, _encode(self.code), _encode(self.data))
-        return self.line
-
+BLOCK = 4096
+"""Lines decoded at a time."""
 
 _encode = msgspec.json.Encoder().encode
-_event = msgspec.json.Decoder(tuple[msgspec.Raw, str, str])
+_event = msgspec.json.Decoder(tuple[float, str, str])
+_raw_event = msgspec.json.Decoder(tuple[msgspec.Raw, str, str])
 _header = msgspec.json.Decoder(dict[str, Any])
 
 
-def parse(lines: Iterable[bytes]) -> tuple[dict[str, Any], bytes, Iterator[CastLine]]:
-    """The header (decoded and as its exact line), and the lines after it, decoded lazily
-    (a bad line raises RecordingError when it is reached)."""
+def parse(lines: Iterable[bytes]) -> tuple[dict[str, Any], bytes, Iterator[Block]]:
+    """The header (decoded and as its exact line), and the lines after it in blocks, decoded
+    lazily (a bad line raises RecordingError when its block is reached)."""
     source = iter(lines)
     first = next(source, b"")
     try:
@@ -64,30 +55,85 @@ def parse(lines: Iterable[bytes]) -> tuple[dict[str, Any], bytes, Iterator[CastL
     return (
         header,
         first if first.endswith(b"\n") else first + b"\n",
-        _lines(source, header["version"]),
+        _blocks(source, header["version"]),
     )
 
 
-def _lines(source: Iterator[bytes], version: int) -> Iterator[CastLine]:
-    for number, raw in enumerate(source, 2):
-        line = raw if raw.endswith(b"\n") else raw + b"\n"
-        if not raw.strip():
-            continue
-        if version == 3 and raw.startswith(b"#"):
-            yield CastLine(None, "#", "", line)
-            continue
+Event = tuple[float, str, str]
+
+
+def _blocks(source: Iterator[bytes], version: int) -> Iterator[Block]:
+    number = 0
+    while batch := list(islice(source, BLOCK)):
+        if not batch[-1].endswith(b"\n"):
+            batch[-1] += b"\n"
         try:
-            time, code, data = _event.decode(raw)
-            float(bytes(time))
-        except (msgspec.DecodeError, ValueError) as e:
-            raise RecordingError(f"line {number} is not a [time, code, data] event: {e}") from e
-        yield CastLine(bytes(time), code, data, line)
+            events = list(map(_event.decode, batch))
+        except msgspec.DecodeError:
+            yield _slow_block(batch, number, version)
+        else:
+            if TEXT_CODES.issuperset(map(itemgetter(1), events)):  # the common case: all text
+                yield Block(
+                    batch,
+                    list(range(number, number + len(batch))),
+                    list(map(itemgetter(2), events)),
+                )
+            else:
+                yield _block(batch, number, events)
+        number += len(batch)
+
+
+def _slow_block(batch: list[bytes], number: int, version: int) -> Block:
+    """A block with blank lines, comments or a bad line: decoded line by line."""
+    return _block(
+        batch,
+        number,
+        [_event_or_none(line, number + i, version) for i, line in enumerate(batch, 2)],
+    )
+
+
+def _block(batch: list[bytes], number: int, events: Sequence[Event | None]) -> Block:
+    text_at = [i for i, event in enumerate(events, number) if event and event[1] in TEXT_CODES]
+    return Block(batch, text_at, [events[i - number][2] for i in text_at])  # type: ignore[index]
+
+
+def _event_or_none(line: bytes, number: int, version: int) -> Event | None:
+    if not line.strip() or (version == 3 and line.startswith(b"#")):
+        return None
+    try:
+        return _event.decode(line)
+    except msgspec.DecodeError as e:
+        raise RecordingError(f"line {number} is not a [time, code, data] event: {e}") from e
+
+
+def split_lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
+    """The lines of a file read in chunks, each with its newline (the last one may have none)."""
+    rest = b""
+    for chunk in chunks:
+        lines = BytesIO(rest + chunk).readlines()
+        rest = lines.pop() if lines and not lines[-1].endswith(b"\n") else b""
+        yield from lines
+    if rest:
+        yield rest
+
+
+def with_data(line: bytes, data: str) -> bytes:
+    """An event line with its data replaced, its time kept as the exact text it had."""
+    time, code, _ = _raw_event.decode(line)
+    return b"[%s, %s, %s]\n" % (bytes(time), _encode(code), _encode(data))
 
 
 def header_line(header: dict[str, Any]) -> bytes:
     return _encode(header) + b"\n"
 
 
-def timings(lines: Iterable[CastLine]) -> list[bytes]:
-    """The time of every event, as written: what a transform must leave as it was."""
-    return [line.time for line in lines if line.time is not None]
+def timings(lines: Iterable[bytes]) -> list[bytes]:
+    """The time of every event of a recording, as written: what a transform must leave as it
+    was (raises RecordingError if the recording does not parse)."""
+    _, _, blocks = parse(lines)
+    return [
+        bytes(_raw_event.decode(line)[0])
+        for block in blocks
+        for line in block.lines
+        if line.strip() and not line.startswith(b"#")
+    ]

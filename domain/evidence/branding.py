@@ -4,8 +4,9 @@ occur naturally (paths, packages, code) stay."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
+
+import re2
 
 from domain.evidence.masking import Found, Span
 
@@ -14,11 +15,12 @@ NAME, VERSION = "neutral-branding", 1
 
 class BannerFinder:
     """Banner patterns are data, configured per harness; each must match the banner itself
-    (anchored to a whole line), never a command or its output."""
+    (anchored to a whole line), never a command or its output. They are RE2 expressions, so a
+    scan stays linear in the text."""
 
     def __init__(self, patterns: Sequence[str]) -> None:
         self.pattern = (
-            re.compile("|".join(f"(?:{p})" for p in patterns), re.MULTILINE) if patterns else None
+            re2.compile("(?m)" + "|".join(f"(?:{p})" for p in patterns)) if patterns else None
         )
 
     def __call__(self, text: str) -> Found:

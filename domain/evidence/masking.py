@@ -3,16 +3,18 @@ blocks of a log), with ANSI escape sequences anywhere in it, in bounded memory.
 
 A span is found in the text as a reader sees it (escape sequences removed) and masked in place
 character for character, escape sequences kept: every piece keeps its length, so a recording
-keeps its layout (cursor moves) and every event its time.
+keeps its layout (cursor moves) and every event its time. Several stages run in order over the
+same pieces in one pass, each seeing the text as the stage before it left it.
 """
 
 from __future__ import annotations
 
 import re
-from bisect import bisect_right
+from bisect import bisect_left, bisect_right
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from itertools import accumulate
+from operator import add
 from typing import NamedTuple
 
 ANSI = re.compile(
@@ -21,6 +23,10 @@ ANSI = re.compile(
     r"|[PX^_][^\x1b]*\x1b\\"  # DCS, SOS, PM, APC
     r"|[@-Z\\-_])"  # two-character sequences
 )
+REACH = 1 << 16
+"""The longest span looked for, in characters: text this close to the end waits for more."""
+_ESCAPES = re.compile(f"({ANSI.pattern})")
+CHUNK = 1 << 20
 
 
 class Span(NamedTuple):
@@ -38,6 +44,21 @@ class Found(NamedTuple):
 Finder = Callable[[str], Found]
 
 
+class Stage(NamedTuple):
+    finder: Finder
+    mask: str = "*"
+    keep: str = "\r\n"
+    on_open: str = "a match never ended"
+
+
+class Settled(NamedTuple):
+    """The first `pieces` pieces fed and not yet settled are final; `edits[s]` holds, by index
+    among them, each piece that stage `s` (with the stages before it) changed."""
+
+    pieces: int
+    edits: list[dict[int, str]]
+
+
 class Withhold(Exception):
     """The text cannot be shown to be safe: the whole evidence must be withheld."""
 
@@ -47,99 +68,136 @@ class Withhold(Exception):
 
 
 class Masker:
-    """Feed pieces in order; get them back in order, each masked where a span touched it."""
+    """Feed pieces in order; learn, once they are settled, how each stage changed them.
 
-    def __init__(
-        self,
-        finder: Finder,
-        *,
-        mask: str = "*",
-        keep: str = "\r\n",
-        reach: int = 1 << 16,
-        chunk: int = 1 << 20,
-        on_open: str = "",
-    ) -> None:
-        self.finder, self.mask, self.keep = finder, mask, keep
-        self.reach, self.chunk, self.on_open = reach, chunk, on_open
+    Pieces are settled only up to a point no span crosses, so what is still held is always the
+    original text, searched again whole when more arrives: a span is never cut in two.
+    """
+
+    def __init__(self, stages: Sequence[Stage], *, reach: int = REACH, chunk: int = CHUNK) -> None:
+        self.stages = list(stages)
+        self.reach, self.chunk = reach, chunk
         self.pending: list[str] = []
         self.size = 0
-        self.counts: Counter[str] = Counter()
+        self.counts: list[Counter[str]] = [Counter() for _ in self.stages]
 
-    def feed(self, piece: str) -> list[str]:
-        self.pending.append(piece)
-        self.size += len(piece)
-        return self._process(final=False) if self.size >= self.chunk + self.reach else []
+    def feed(self, pieces: Sequence[str]) -> Settled:
+        self.pending.extend(pieces)
+        self.size += sum(map(len, pieces))
+        if self.size < self.chunk + self.reach:
+            return Settled(0, [{} for _ in self.stages])
+        return self._process(final=False)
 
-    def close(self) -> list[str]:
+    def close(self) -> Settled:
         return self._process(final=True)
 
-    def _process(self, *, final: bool) -> list[str]:
-        raw = "".join(self.pending)
-        escapes = [(m.start(), m.end()) for m in ANSI.finditer(raw)]
-        visible = _visible(raw, escapes)
-        found = self.finder(visible)
-        safe = len(visible) if final else max(len(visible) - self.reach, 0)
-        if found.open_from is not None:
-            if final or len(visible) - found.open_from > self.reach:
-                raise Withhold(self.on_open or "a match never ended")
-            safe = min(safe, found.open_from)
-        for span in found.spans:
-            if span.start < safe < span.end:
-                safe = span.start
-        to_raw = _position_map(escapes)
-        pieces = list(self.pending)
-        starts = [0, *accumulate(len(p) for p in self.pending)]
-        for span in found.spans:
-            if span.end <= safe:
-                self._mask(span, pieces, starts, raw, to_raw)
-                self.counts[span.kind] += 1
-        cut = to_raw(safe) if safe < len(visible) else len(raw)
-        ready = bisect_right(starts, cut) - 1
-        out, self.pending = pieces[:ready], pieces[ready:]
-        if final:
-            out, self.pending = pieces, []
-        self.size = sum(len(p) for p in self.pending)
-        return out
-
-    def _mask(
-        self,
-        span: Span,
-        pieces: list[str],
-        starts: list[int],
-        raw: str,
-        to_raw: Callable[[int], int],
-    ) -> None:
-        edits: dict[int, list[str]] = {}
-        for v in range(span.start, span.end):
-            r = to_raw(v)
-            if raw[r] in self.keep:
-                continue
-            index = bisect_right(starts, r) - 1
-            chars = edits.setdefault(index, list(pieces[index]))
-            chars[r - starts[index]] = self.mask
-        for index, chars in edits.items():
-            pieces[index] = "".join(chars)
+    def _process(self, *, final: bool) -> Settled:
+        pieces = self.pending
+        raw = "".join(pieces)
+        layout = Layout(raw)
+        text = layout.text
+        safe = len(text) if final else max(len(text) - self.reach, 0)
+        starts = [0, *accumulate(map(len, pieces))]
+        raw_edits = _RawEdits(pieces, starts, raw, layout)
+        changed: dict[int, str] = {}
+        found, edits = [], []
+        for stage in self.stages:
+            hit = stage.finder(text)
+            if hit.open_from is not None:
+                if final or len(text) - hit.open_from > self.reach:
+                    raise Withhold(stage.on_open)
+                safe = min(safe, hit.open_from)
+            spans = [span for span in hit.spans if span.start < safe]
+            if spans:
+                text = _masked(text, spans, stage)
+                changed = raw_edits.mask(spans, stage)
+            found.append(spans)
+            edits.append(changed)
+        ready = len(pieces) if final else bisect_right(starts, layout.to_raw(safe)) - 1
+        ready = _no_span_cut(ready, found, starts, layout)
+        boundary = layout.to_visible(starts[ready])
+        for counts, spans in zip(self.counts, found, strict=True):
+            counts.update(span.kind for span in spans if span.end <= boundary)
+        self.pending = pieces[ready:]
+        self.size = starts[-1] - starts[ready]
+        return Settled(ready, [{i: t for i, t in e.items() if i < ready} for e in edits])
 
 
-def _visible(raw: str, escapes: list[tuple[int, int]]) -> str:
-    if not escapes:
-        return raw
+class Layout:
+    """Where the escape sequences of a text are: visible offsets to raw ones and back."""
+
+    def __init__(self, raw: str) -> None:
+        parts = _ESCAPES.split(raw) if "\x1b" in raw else [raw]
+        self.text = "".join(parts[::2])
+        """The visible text."""
+        lengths = list(map(len, parts[1::2]))
+        self.hidden = [0, *accumulate(lengths)]
+        """Characters hidden before each escape sequence, and in all of them (the last)."""
+        self.visible_at = list(accumulate(map(len, parts[:-1:2])))
+        self.starts = list(map(add, self.visible_at, self.hidden))
+        self.ends = list(map(add, self.starts, lengths))
+
+    def to_raw(self, visible: int) -> int:
+        """Where a visible character is in the raw text (after the escapes before it)."""
+        return visible + self.hidden[bisect_right(self.visible_at, visible)]
+
+    def to_visible(self, raw: int) -> int:
+        """How many visible characters come before a raw offset."""
+        before = bisect_left(self.starts, raw)
+        hidden = self.hidden[before]
+        if before and raw < self.ends[before - 1]:  # inside an escape sequence
+            hidden -= self.ends[before - 1] - raw
+        return raw - hidden
+
+
+def _masked(text: str, spans: list[Span], stage: Stage) -> str:
     parts, last = [], 0
-    for start, end in escapes:
-        parts.append(raw[last:start])
-        last = end
-    parts.append(raw[last:])
+    for start, end, _ in sorted(spans):
+        begin = max(start, last)
+        parts += [text[last:begin], _mask_chars(text[begin:end], stage)]
+        last = max(end, last)
+    parts.append(text[last:])
     return "".join(parts)
 
 
-def _position_map(escapes: list[tuple[int, int]]) -> Callable[[int], int]:
-    """Visible offset to raw offset: each escape sequence before a visible character shifts it."""
-    if not escapes:
-        return lambda v: v
-    visible_at, shift, total, removed = [], [0], 0, 0
-    for start, end in escapes:
-        visible_at.append(start - removed)
-        removed += end - start
-        total += end - start
-        shift.append(total)
-    return lambda v: v + shift[bisect_right(visible_at, v)]
+def _mask_chars(text: str, stage: Stage) -> str:
+    return "".join(c if c in stage.keep else stage.mask for c in text)
+
+
+class _RawEdits:
+    """The pieces the spans of the stages so far touched, masked in their raw text."""
+
+    def __init__(self, pieces: list[str], starts: list[int], raw: str, layout: Layout) -> None:
+        self.pieces, self.starts, self.raw, self.layout = pieces, starts, raw, layout
+        self.chars: dict[int, list[str]] = {}
+
+    def mask(self, spans: list[Span], stage: Stage) -> dict[int, str]:
+        for span in spans:
+            for visible in range(span.start, span.end):
+                r = self.layout.to_raw(visible)
+                if self.raw[r] in stage.keep:
+                    continue
+                index = bisect_right(self.starts, r) - 1
+                piece = self.chars.get(index)
+                if piece is None:
+                    piece = self.chars[index] = list(self.pieces[index])
+                piece[r - self.starts[index]] = stage.mask
+        return {i: "".join(c) for i, c in self.chars.items()}
+
+
+def _no_span_cut(ready: int, found: list[list[Span]], starts: list[int], layout: Layout) -> int:
+    """Move the settling point before any span it would cut in two."""
+    while ready > 0:
+        boundary = layout.to_visible(starts[ready])
+        crossing = [s.start for spans in found for s in spans if s.start < boundary < s.end]
+        if not crossing:
+            return ready
+        ready = bisect_right(starts, layout.to_raw(min(crossing))) - 1
+    return 0
+
+
+def mask_text(stages: Sequence[Stage], text: str) -> tuple[str, list[Counter[str]]]:
+    """One text on its own through the stages."""
+    masker = Masker(stages)
+    masker.feed([text])
+    return masker.close().edits[-1].get(0, text), masker.counts

@@ -1,26 +1,29 @@
-"""Deriving the served copy of a recording or a log: the transforms of section 17 in order, each
-a pure stage over the stream, each application with its input and output SHA-256 and counts."""
+"""Deriving the served copy of a recording or a log: the transforms of section 17 in order, in
+one pass over the stream, each application with its input and output SHA-256 and counts."""
 
 from __future__ import annotations
 
+import codecs
 import hashlib
-from collections import deque
-from collections.abc import Iterable, Iterator
+from collections import Counter
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from itertools import chain
 from typing import Any, NamedTuple
 
 import msgspec
 
 from domain.evidence import branding, keys, redaction
-from domain.evidence.asciicast import CastLine, header_line, parse
-from domain.evidence.masking import Finder, Masker
+from domain.evidence.asciicast import header_line, parse, split_lines, with_data
+from domain.evidence.masking import Masker, Settled, Stage, mask_text
+
+LOG_PIECE = 1 << 16
+"""Log text is fed in pieces this long: only the piece a span may cross waits for more."""
 
 
 class Transform(NamedTuple):
     name: str
     version: int
-    finder: Finder
-    mask: str = "*"
-    on_open: str = ""
+    stage: Stage
 
 
 class Applied(msgspec.Struct, frozen=True, kw_only=True):
@@ -36,115 +39,150 @@ class Applied(msgspec.Struct, frozen=True, kw_only=True):
 def section_17(model_keys: Iterable[str], banners: Iterable[str]) -> list[Transform]:
     """Security redaction, then generated-key masking, then neutral branding."""
     return [
-        Transform(redaction.NAME, redaction.VERSION, redaction.CredentialFinder(list(model_keys))),
-        Transform(keys.NAME, keys.VERSION, keys.find_key_bodies, on_open=keys.OPEN_REASON),
-        Transform(branding.NAME, branding.VERSION, branding.BannerFinder(list(banners)), mask=" "),
+        Transform(
+            redaction.NAME, redaction.VERSION, Stage(redaction.CredentialFinder(list(model_keys)))
+        ),
+        Transform(keys.NAME, keys.VERSION, Stage(keys.find_key_bodies, on_open=keys.OPEN_REASON)),
+        Transform(
+            branding.NAME, branding.VERSION, Stage(branding.BannerFinder(list(banners)), mask=" ")
+        ),
     ]
 
 
-class _Tap:
-    """Hashes what flows past it."""
+class _Outputs:
+    """The SHA-256 of each transform's output; outputs that never differed share one digest."""
 
-    def __init__(self) -> None:
-        self.digest = hashlib.sha256()
+    def __init__(self, count: int) -> None:
+        self.digests = [hashlib.sha256()] * count
 
-    def __call__(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
-        for chunk in chunks:
-            self.digest.update(chunk)
-            yield chunk
+    def update(self, outputs: list[bytes]) -> None:
+        before = list(self.digests)
+        for i in range(1, len(outputs)):
+            if before[i] is before[i - 1]:
+                same = outputs[i] is outputs[i - 1]
+                self.digests[i] = self.digests[i - 1] if same else before[i - 1].copy()
+        for i, (digest, output) in enumerate(zip(self.digests, outputs, strict=True)):
+            if i == 0 or digest is not self.digests[i - 1]:
+                digest.update(output)
 
 
 class Derivation:
-    """Streams a file through the transforms; `applied` is complete once the output was read."""
+    """Streams one file through the transforms; `applied` is complete once the output was read.
 
-    def __init__(self, transforms: list[Transform]) -> None:
-        self.transforms = transforms
-        self.maskers = [Masker(t.finder, mask=t.mask, on_open=t.on_open) for t in transforms]
-        self.taps = [_Tap() for _ in range(len(transforms) + 1)]
+    Each transform's output is hashed as it leaves that transform, so every step can be checked
+    on its own: the input of one is the output of the one before it.
+    """
+
+    def __init__(self, transforms: Sequence[Transform]) -> None:
+        self.transforms = list(transforms)
+        self.masker = Masker([t.stage for t in transforms])
+        self.header_counts: Counter[str] = Counter()
+        self.input = hashlib.sha256()
+        self.outputs = _Outputs(len(transforms))
 
     def applied(self) -> list[Applied]:
-        hashes = [tap.digest.hexdigest() for tap in self.taps]
+        hashes = [self.input.hexdigest(), *(d.hexdigest() for d in self.outputs.digests)]
+        counts = [self.header_counts + self.masker.counts[0], *self.masker.counts[1:]]
         return [
             Applied(
                 transform=t.name,
                 version=t.version,
                 input_sha256=hashes[i],
                 output_sha256=hashes[i + 1],
-                counts=dict(sorted(m.counts.items())),
+                counts=dict(sorted(counts[i].items())),
             )
-            for i, (t, m) in enumerate(zip(self.transforms, self.maskers, strict=True))
+            for i, t in enumerate(self.transforms)
         ]
 
+    def _emit(
+        self, edits: list[dict[int, str]], render: Callable[[dict[int, str]], bytes]
+    ) -> bytes:
+        """Each transform's output of the settled part, hashed; the last one is what is served."""
+        outputs: list[bytes] = []
+        for i, changed in enumerate(edits):
+            same = i > 0 and changed == edits[i - 1]
+            outputs.append(outputs[-1] if same else render(changed))
+        self.outputs.update(outputs)
+        return outputs[-1]
+
     def log(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
-        """A plain log, line by line (bytes that are not UTF-8 pass through as they were)."""
-        stream: Iterator[bytes] = self.taps[0](chunks)
-        for masker, tap in zip(self.maskers, self.taps[1:], strict=True):
-            stream = tap(_log_stage(stream, masker))
-        return stream
+        """A plain log (bytes that are not UTF-8 pass through as they were)."""
+        decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
+        held: list[str] = []
 
-    def cast(self, lines: Iterable[bytes]) -> Iterator[bytes]:
-        """An asciicast recording: header values and the text of output and input events."""
-        header, first, events = parse(self.taps[0](lines))
-        first = _header_stage(header, first, self.maskers[0])
-        flow: Iterator[CastLine] = events
-        for masker, tap in zip(self.maskers, self.taps[1:], strict=True):
-            tap.digest.update(first)
-            flow = _hashed(_cast_stage(flow, masker), tap)
+        def out(settled: Settled) -> Iterator[bytes]:
+            if settled.pieces:
+                done = held[: settled.pieces]
+                del held[: settled.pieces]
+
+                def render(changed: dict[int, str]) -> bytes:
+                    text = "".join(changed.get(i, piece) for i, piece in enumerate(done))
+                    return text.encode("utf-8", "surrogateescape")
+
+                yield self._emit(settled.edits, render)
+
+        for chunk in chain(self._read(chunks), [b""]):
+            text = decoder.decode(chunk, final=not chunk)
+            pieces = [text[i : i + LOG_PIECE] for i in range(0, len(text), LOG_PIECE)]
+            held += pieces
+            yield from out(self.masker.feed(pieces))
+        yield from out(self.masker.close())
+
+    def cast(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
+        """An asciicast recording: the header's strings and the text of output and input events;
+        times, codes and every other line stay as they were."""
+        header, first, blocks = parse(split_lines(self._read(chunks)))
+        first = self._header(header, first)
+        self.outputs.update([first] * len(self.transforms))
         yield first
-        for line in flow:
-            yield line.encoded()
+        held: list[bytes] = []  # lines read, not yet settled; the first is line number `base`
+        text_at: list[int] = []
+        base = 0
 
+        def out(settled: Settled, *, final: bool = False) -> Iterator[bytes]:
+            nonlocal base
+            count = settled.pieces
+            if not count and not final:
+                return
+            cut = text_at[count] - base if count < len(text_at) else len(held)
+            done, positions = held[:cut], [at - base for at in text_at[:count]]
+            del held[:cut], text_at[:count]
+            base += cut
 
-def _hashed(lines: Iterable[CastLine], tap: _Tap) -> Iterator[CastLine]:
-    """A stage's output as it leaves the stage, before the next one masks anything more."""
-    for line in lines:
-        tap.digest.update(line.encoded())
-        yield line
+            def render(changed: dict[int, str]) -> bytes:
+                lines = list(done)
+                for i, data in changed.items():
+                    lines[positions[i]] = with_data(lines[positions[i]], data)
+                return b"".join(lines)
 
+            yield self._emit(settled.edits, render)
 
-def _log_stage(chunks: Iterable[bytes], masker: Masker) -> Iterator[bytes]:
-    for chunk in chunks:
-        for piece in masker.feed(chunk.decode("utf-8", "surrogateescape")):
-            yield piece.encode("utf-8", "surrogateescape")
-    for piece in masker.close():
-        yield piece.encode("utf-8", "surrogateescape")
+        for block in blocks:
+            text_at += block.text_at
+            held += block.lines
+            yield from out(self.masker.feed(block.texts))
+        yield from out(self.masker.close(), final=True)
 
+    def _read(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
+        for chunk in chunks:
+            self.input.update(chunk)
+            yield chunk
 
-def _header_stage(header: dict[str, Any], first: bytes, masker: Masker) -> bytes:
-    """Credentials in the header's strings (a command, a title, an environment value)."""
-    changed = False
+    def _header(self, header: dict[str, Any], first: bytes) -> bytes:
+        """Credentials in the header's strings (a command, a title, an environment value) are
+        redacted; the other transforms concern the terminal text only."""
+        redact = [self.transforms[0].stage]
 
-    def clean(value: Any) -> Any:
-        nonlocal changed
-        if isinstance(value, str):
-            out = "".join(masker.feed(value) + masker.close())
-            changed |= out != value
-            return out
-        if isinstance(value, dict):
-            return {k: clean(v) for k, v in value.items()}
-        if isinstance(value, list):
-            return [clean(v) for v in value]
-        return value
+        def clean(value: Any) -> Any:
+            if isinstance(value, str):
+                text, counts = mask_text(redact, value)
+                self.header_counts.update(counts[0])
+                return text
+            if isinstance(value, dict):
+                return {k: clean(v) for k, v in value.items()}
+            if isinstance(value, list):
+                return [clean(v) for v in value]
+            return value
 
-    cleaned = clean(header)
-    return header_line(cleaned) if changed else first
-
-
-def _cast_stage(lines: Iterable[CastLine], masker: Masker) -> Iterator[CastLine]:
-    """Text events go through the masker in order; every line comes out in its place."""
-    waiting: deque[CastLine] = deque()
-    unmasked: deque[CastLine] = deque()
-
-    def settle(pieces: list[str]) -> None:
-        for piece in pieces:
-            unmasked.popleft().replace_data(piece)
-
-    for line in lines:
-        waiting.append(line)
-        if line.is_text:
-            unmasked.append(line)
-            settle(masker.feed(line.data))
-        while waiting and (not unmasked or waiting[0] is not unmasked[0]):
-            yield waiting.popleft()
-    settle(masker.close())
-    yield from waiting
+        cleaned = clean(header)
+        return first if cleaned == header else header_line(cleaned)
