@@ -109,19 +109,22 @@ class Deriver:
 
 
 def _quoted(run: RunRecorded) -> list[DomainEvent]:
-    """The agent's final sentence as pages show it, when the house punctuation changes it."""
-    text = run.report.final_state if run.report else None
-    if not text or quoting.house_punctuation(text) == text:
-        return []
-    shown = quoting.house_punctuation(text)
+    """The agent's final sentence and the repository's description as pages show them, where
+    the house punctuation changes them."""
+    texts = {
+        "final_state": run.report.final_state if run.report else None,
+        "project_description": run.project.description,
+    }
     return [
         EvidenceTransformed(
             run_id=run.run_id,
-            kind="final_state",
+            kind=kind,
             transform=quoting.NAME,
             version=quoting.VERSION,
             input_sha256=hashlib.sha256(text.encode()).hexdigest(),
             output_sha256=hashlib.sha256(shown.encode()).hexdigest(),
             counts={"em_dash": text.count("\u2014")},
         )
+        for kind, text in texts.items()
+        if text and (shown := quoting.house_punctuation(text)) != text
     ]

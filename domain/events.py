@@ -99,6 +99,8 @@ class Project(Value, frozen=True):
     heavy: bool = False
     needs_gpu: bool = False
     repo_size_mb: Annotated[float, msgspec.Meta(ge=0)] | None = None
+    description: str | None = None
+    """The repository's own description, stored as its author wrote it."""
 
 
 class Agent(Value, frozen=True):

@@ -108,6 +108,8 @@ class SetRow(msgspec.Struct, frozen=True, kw_only=True):
 class ProjectView(msgspec.Struct, frozen=True, kw_only=True):
     project: str
     as_of: int
+    description_shown: str | None
+    """The repository's description as the page shows it (section 17, quoted text)."""
     verdict: Verdict
     under_review: bool
     attempts: list[AttemptRow]
@@ -149,9 +151,11 @@ def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView
         if result is not None and lines is not None:
             valid.append(Attempt(event.attempt, event.edition, result))
             sets[event.agent.id, event.cycle].append(lines.total)
+    description = max(runs, key=lambda r: r.position).event.project.description
     return ProjectView(
         project=project_id,
         as_of=as_of,
+        description_shown=description and house_punctuation(description),
         verdict=verdict(valid),
         under_review=project_id in projects_under_review(state),
         attempts=attempts,

@@ -127,10 +127,10 @@ def header_line(header: dict[str, Any]) -> bytes:
     return _encode(header) + b"\n"
 
 
-def timings(lines: Iterable[bytes]) -> list[bytes]:
+def timings(chunks: Iterable[bytes]) -> list[bytes]:
     """The time of every event of a recording, as written: what a transform must leave as it
     was (raises RecordingError if the recording does not parse)."""
-    _, _, blocks = parse(lines)
+    _, _, blocks = parse(split_lines(chunks))
     return [
         bytes(_raw_event.decode(line)[0])
         for block in blocks

@@ -21,11 +21,13 @@ ANSI = re.compile(
     r"\x1b(?:\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
     r"|\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: window titles, links
     r"|[PX^_][^\x1b]*\x1b\\"  # DCS, SOS, PM, APC
-    r"|[@-Z\\-_])"  # two-character sequences
+    r"|[ -/]*[0-~])"  # the others: ESC 7, ESC c, ESC ( B, ...
 )
 REACH = 1 << 16
 """The longest span looked for, in characters: text this close to the end waits for more."""
 _ESCAPES = re.compile(f"({ANSI.pattern})")
+_UNDECODED = re.compile("[\udc80-\udcff]")
+"""Bytes that were not UTF-8, as the surrogateescape error handler decodes them."""
 CHUNK = 1 << 20
 
 
@@ -128,8 +130,9 @@ class Layout:
 
     def __init__(self, raw: str) -> None:
         parts = _ESCAPES.split(raw) if "\x1b" in raw else [raw]
-        self.text = "".join(parts[::2])
-        """The visible text."""
+        text = "".join(parts[::2])
+        self.text = text if text.isascii() else _UNDECODED.sub("\ufffd", text)
+        """The visible text (a byte that was not UTF-8 shown as U+FFFD, one character still)."""
         lengths = list(map(len, parts[1::2]))
         self.hidden = [0, *accumulate(lengths)]
         """Characters hidden before each escape sequence, and in all of them (the last)."""
