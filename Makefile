@@ -34,6 +34,7 @@ bench: install postgres
 	$(BIN)/python scripts/bench_ledger.py
 	$(BIN)/python scripts/bench_methodology.py
 	$(BIN)/python scripts/bench_siiq.py
+	$(BIN)/python scripts/bench_evidence.py
 
 lint: install
 	$(BIN)/ruff check .

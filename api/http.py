@@ -118,14 +118,16 @@ MEDIA = {"cast": "application/x-asciicast", "log": "text/plain; charset=utf-8"}
 @get("/runs/{run_id:str}/evidence/{kind:str}", sync_to_thread=True)
 def run_evidence(state: State, run_id: FromPath[str], kind: FromPath[str]) -> Response[object]:
     """The served copy of a run's log or recording (never the raw file), with its fingerprints
-    and the transforms applied; a withheld file answers 451 with the reason."""
+    and the transforms applied; while a file of the run is withheld, every file of it answers 451
+    with the reason."""
     copies = _reads(state).answer(("evidence", run_id), partial(_copies, run_id=run_id))
     copy = copies.get(kind)
     if kind not in MEDIA or copy is None:
         raise LookupError(f"run {run_id!r} has no {kind!r} evidence")
-    if copy.withheld is not None or copy.served_sha256 is None:
-        reason = copy.withheld or "withheld"
-        return Response({"status_code": 451, "detail": reason}, status_code=451)
+    withheld = [f"{k} withheld: {c.withheld}" for k, c in sorted(copies.items()) if c.withheld]
+    if withheld or copy.served_sha256 is None:  # section 17: the whole run is withheld
+        detail = "; ".join(withheld) or f"{kind} withheld"
+        return Response({"status_code": 451, "detail": detail}, status_code=451)
     artifacts: FileArtifactStore = state.artifacts
     headers = {
         "X-Argusic-Raw-SHA256": copy.raw_sha256,

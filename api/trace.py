@@ -12,7 +12,7 @@ from domain.scoring import Outcome
 from ledger.ledger import Ledger
 from ledger.merkle import leaf_hash
 from projections.methodology import Methodology
-from projections.views import EvidenceView, SetRow, evidence_views, find_run, set_row
+from projections.views import EvidenceView, SetRow, evidence_views, find_run, rerun, set_row
 
 
 class TracedEvent(msgspec.Struct, frozen=True, kw_only=True):
@@ -48,14 +48,15 @@ class _Behind(msgspec.Struct, frozen=True):
 
 def _behind(run_id: str) -> View[_Behind]:
     def view(state: Methodology, as_of: int) -> _Behind:
-        run = find_run(state, run_id, as_of).event
+        found = find_run(state, run_id, as_of)
+        run, again = found.event, rerun(state, found)
         members = [
             r
             for r in state.runs.values()
             if (r.event.agent.id, r.event.project.id, r.event.cycle)
             == (run.agent.id, run.project.id, run.cycle)
         ]
-        scores = [s for r in members if (s := total(r.event)) is not None]
+        scores = [s for r in members if (s := total(r.event, rerun(state, r))) is not None]
         positions = {r.position for r in members} | {state.editions[run.edition].position}
         if review := state.last_review.get(run.project.id):
             positions.add(review)
@@ -63,9 +64,9 @@ def _behind(run_id: str) -> View[_Behind]:
             positions.update(copy.positions)
         if run_id in state.reruns:
             positions.add(state.reruns[run_id].position)
-        score = total(run)
+        score = total(run, again)
         return _Behind(
-            outcome=run_outcome(run),
+            outcome=run_outcome(run, again),
             score=None if score is None else float(score),
             set=set_row(run.agent.id, run.cycle, scores) if scores else None,
             evidence=run.evidence,

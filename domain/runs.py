@@ -92,11 +92,14 @@ def record_run(
     return []
 
 
-def invalid_reason(run: RunRecorded) -> str | None:
-    """Methodology sections 8 and 11: a run cut short by Argusic's own tools, or without a full
-    log and a full terminal recording, is not valid: never scored, never counted."""
+def invalid_reason(run: RunRecorded, rerun: str | None = None) -> str | None:
+    """Methodology sections 8, 11 and 17: a run cut short by Argusic's own tools, without a
+    full log and a full terminal recording, or whose evidence is withheld (it is repeated), is
+    not valid: never scored, never counted."""
     if run.status == "invalid":
         return run.invalid_reason or "cut short by Argusic's tools"
+    if rerun is not None:
+        return f"repeated: {rerun}"
     if run.evidence.log is None or run.evidence.log.bytes == 0:
         return "no full log"
     if run.evidence.cast is None or run.evidence.cast.bytes == 0:
@@ -108,18 +111,18 @@ def _report(run: RunRecorded) -> Report | None:
     return None if run.report is None else as_verified(run.report, run.edition)
 
 
-def run_outcome(run: RunRecorded) -> Outcome | None:
+def run_outcome(run: RunRecorded, rerun: str | None = None) -> Outcome | None:
     """The outcome of a valid run under its own edition; None for an invalid one."""
-    return None if invalid_reason(run) else outcome(run.status, _report(run))
+    return None if invalid_reason(run, rerun) else outcome(run.status, _report(run))
 
 
-def run_score(run: RunRecorded) -> ScoreLines | None:
+def run_score(run: RunRecorded, rerun: str | None = None) -> ScoreLines | None:
     """The rubric's lines for a valid run under its own edition; None for an invalid one."""
-    return None if invalid_reason(run) else score_run(run.status, _report(run))
+    return None if invalid_reason(run, rerun) else score_run(run.status, _report(run))
 
 
-def total(run: RunRecorded) -> Fraction | None:
-    lines = run_score(run)
+def total(run: RunRecorded, rerun: str | None = None) -> Fraction | None:
+    lines = run_score(run, rerun)
     return None if lines is None else lines.total
 
 

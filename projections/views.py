@@ -50,11 +50,17 @@ class LeaderboardView(msgspec.Struct, frozen=True, kw_only=True):
     rows: list[LeaderboardRow]
 
 
+def rerun(state: Methodology, run: Run) -> str | None:
+    """Why the run is repeated (section 17, its evidence withheld), if it is."""
+    requested = state.reruns.get(run.event.run_id)
+    return None if requested is None else requested.reason
+
+
 def projects_under_review(state: Methodology) -> set[str]:
     """Section 15, for every project at once: valid attempts since its last review."""
     outcomes: dict[str, list[Outcome]] = defaultdict(list)
     for run in state.runs.values():
-        result = run_outcome(run.event)
+        result = run_outcome(run.event, rerun(state, run))
         project = run.event.project.id
         if result is not None and run.position > state.last_review.get(project, 0):
             outcomes[project].append(result)
@@ -64,7 +70,8 @@ def projects_under_review(state: Methodology) -> set[str]:
 def leaderboard_view(state: Methodology, as_of: int, cycle: str) -> LeaderboardView:
     scored = []
     for run in state.runs.values():
-        event, result, lines = run.event, run_outcome(run.event), run_score(run.event)
+        event, again = run.event, rerun(state, run)
+        result, lines = run_outcome(event, again), run_score(event, again)
         if event.cycle == cycle and result is not None and lines is not None:
             scored.append(ScoredRun(event.agent.id, event.project.id, lines.total, passed(result)))
     rows = [
@@ -134,7 +141,8 @@ def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView
         raise LookupError(f"no run of project {project_id!r} as of position {as_of}")
     attempts, valid, sets = [], [], defaultdict(list)
     for run in runs:
-        event, result, lines = run.event, run_outcome(run.event), run_score(run.event)
+        event, again = run.event, rerun(state, run)
+        result, lines = run_outcome(event, again), run_score(event, again)
         attempts.append(
             AttemptRow(
                 run_id=event.run_id,
@@ -145,7 +153,7 @@ def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView
                 outcome=result,
                 score=None if lines is None else float(lines.total),
                 valid=result is not None,
-                invalid_reason=invalid_reason(event),
+                invalid_reason=invalid_reason(event, again),
             )
         )
         if result is not None and lines is not None:
@@ -219,7 +227,8 @@ def evidence_views(state: Methodology, run_id: str) -> dict[str, EvidenceView]:
 
 def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
     found = find_run(state, run_id, as_of)
-    event, lines = found.event, run_score(found.event)
+    event, again = found.event, rerun(state, found)
+    lines = run_score(event, again)
     return RunView(
         run_id=run_id,
         as_of=as_of,
@@ -227,8 +236,8 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
         run=event,
         time_budget_minutes=time_budget_minutes(event),
         valid=lines is not None,
-        invalid_reason=invalid_reason(event),
-        outcome=run_outcome(event),
+        invalid_reason=invalid_reason(event, again),
+        outcome=run_outcome(event, again),
         score=None if lines is None else float(lines.total),
         score_lines=None
         if lines is None
@@ -240,7 +249,7 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
             total=float(lines.total),
         ),
         evidence=evidence_views(state, run_id),
-        rerun_requested=state.reruns[run_id].reason if run_id in state.reruns else None,
+        rerun_requested=again,
         final_state_shown=None
         if event.report is None or event.report.final_state is None
         else house_punctuation(event.report.final_state),
@@ -302,7 +311,7 @@ def sources_view(state: Methodology, as_of: int) -> SourcesView:
     tested = [
         (r.event.project.source_type, r.event.project.pool, r.event.project.id)
         for r in state.runs.values()
-        if invalid_reason(r.event) is None
+        if invalid_reason(r.event, rerun(state, r)) is None
     ]
     rows = [
         SourceRowView(source_type=s, status=st, projects_tested=n)

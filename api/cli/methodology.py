@@ -115,6 +115,13 @@ def sources_command(session: Session, as_of: int | None, as_json: bool) -> None:
 
 def _trace_human(view: TraceView) -> str:
     lines = [f"{view.run_id}: {view.outcome} {view.score}; checkpoint {view.checkpoint.size}"]
+    for kind, copy in sorted(view.copies.items()):
+        served = f"withheld: {copy.withheld}" if copy.withheld else f"served {copy.served_sha256}"
+        lines += [
+            f"  {kind}: raw {copy.raw_sha256}",
+            f"  {'':{len(kind)}}  {served}",
+            f"  {'':{len(kind)}}  {', '.join(copy.transforms) or 'no transform'}",
+        ]
     lines += [f"  {e.position:>8} {e.type:22} {e.hash}" for e in view.events]
     return "\n".join(lines)
 

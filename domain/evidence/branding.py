@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-import re2
-
 from domain.evidence.masking import Found, Span
+from domain.evidence.scan import Scanner
 
 NAME, VERSION = "neutral-branding", 1
 
@@ -20,7 +19,7 @@ class BannerFinder:
 
     def __init__(self, patterns: Sequence[str]) -> None:
         self.pattern = (
-            re2.compile("(?m)" + "|".join(f"(?:{p})" for p in patterns)) if patterns else None
+            Scanner("(?m)" + "|".join(f"(?:{p})" for p in patterns)) if patterns else None
         )
 
     def __call__(self, text: str) -> Found:

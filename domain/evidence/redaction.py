@@ -10,9 +10,8 @@ from collections import Counter
 from collections.abc import Sequence
 from urllib.parse import quote
 
-import re2
-
 from domain.evidence.masking import Found, Span
+from domain.evidence.scan import Scanner
 
 NAME, VERSION = "security-redaction", 1
 
@@ -115,8 +114,6 @@ def spellings(secret: str) -> list[str]:
     return sorted((s for s in found if len(s) >= 8), key=len, reverse=True)
 
 
-_LARGE = re2.Options()
-_LARGE.max_mem = 64 << 20  # the fragments of a long key make a large automaton
 FRAGMENT = 12
 """Any run of this many characters of the run's own key is masked, with the rest of the key
 around it: a key shown in part (an escape sequence swallowing a character of it, a display
@@ -138,8 +135,9 @@ class CredentialFinder:
         literals = "|".join(map(re.escape, fragments))
         groups = [f"(?P<run_model_key>{literals})"] if fragments else []
         groups += [f"(?P<{kind}>{pattern})" for kind, pattern in PATTERNS.items()]
-        self.pattern = re2.compile("|".join(groups), options=_LARGE)
-        self.known = re2.compile(literals, options=_LARGE) if fragments else None
+        self.pattern = Scanner("|".join(groups))
+        self.known = Scanner(literals) if fragments else None
+        self.forms = {index: form for form, index in self.pattern.groupindex.items()}
         self.value_group = {
             kind: self.pattern.groupindex[kind] + 1
             for kind, pattern in PATTERNS.items()
@@ -149,7 +147,7 @@ class CredentialFinder:
     def __call__(self, text: str, offset: int = 0) -> Found:
         spans: list[Span] = []
         for match in self.pattern.finditer(text):
-            form = match.lastgroup
+            form = self.forms[match.lastindex]
             start, end = match.span(self.value_group.get(form, 0))
             if spans and offset + start < spans[-1].end:
                 continue  # inside a key already extended over it

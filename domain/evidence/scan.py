@@ -1,0 +1,31 @@
+"""Linear-time scans of terminal text with RE2: a text that is all ASCII is scanned as its
+bytes, whose offsets are its characters' (RE2 reads UTF-8, so a `str` costs an encoding and an
+offset conversion per match)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import re2
+
+_LARGE = re2.Options()
+_LARGE.max_mem = 64 << 20  # the fragments of a long key make a large automaton
+
+
+class Scanner:
+    """One RE2 pattern, compiled for text and for ASCII bytes."""
+
+    def __init__(self, pattern: str) -> None:
+        self.text = re2.compile(pattern, options=_LARGE)
+        self.ascii = re2.compile(pattern.encode(), options=_LARGE)
+        self.groupindex: dict[str, int] = self.text.groupindex
+
+    def finditer(self, text: str) -> Iterator[Any]:
+        """Matches whose spans are offsets in `text` (use them, not the matched values)."""
+        if text.isascii():
+            return self.ascii.finditer(text.encode("ascii"))  # type: ignore[no-any-return]
+        return self.text.finditer(text)  # type: ignore[no-any-return]
+
+    def search(self, text: str) -> bool:
+        return self.text.search(text) is not None

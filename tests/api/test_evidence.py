@@ -1,0 +1,221 @@
+"""Evidence end to end (sections 16 and 17) on SQLite and PostgreSQL: files in through
+`ingest`, raw and served copies in the artifact store, every transform an event, the served
+copy over real HTTP, withholding with a rerun mark, and `argusic trace` showing it all."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import msgspec
+import pytest
+from litestar.testing import TestClient
+
+from adapters.artifacts import FileArtifactStore
+from api.http import create_app
+from api.ingest import ingest
+from api.service import methodology_reads
+from domain.evidence.asciicast import timings
+from ledger.ledger import Ledger
+from projections.views import project_view, run_view
+from tests.conftest import argusic
+from tests.evidence_corpus import BANNERS, MODEL_KEY, Case, planted
+from tests.records import EDITIONS, REPORTS, run
+
+HARNESS = "corpus-harness"
+PLANTED = planted()
+SECRET_PEM = next(c for c in PLANTED if c.name == "pem_private_key-log")
+SPLIT_KEY = next(c for c in PLANTED if c.name == "model-key-split")
+
+
+class Evidence:
+    """A ledger with the editions in, a folder of evidence files, an artifact store."""
+
+    def __init__(self, ledger: Ledger, folder: Path) -> None:
+        self.ledger, self.folder = ledger, folder
+        self.store = FileArtifactStore(folder / "artifacts")
+        self.files = 0
+        self.write_and_ingest(EDITIONS)
+
+    def file(self, name: str, content: bytes) -> str:
+        (self.folder / name).write_bytes(content)
+        return name
+
+    def run(
+        self, run_id: str, cast: Case | bytes, log: Case | bytes, **fields: Any
+    ) -> dict[str, Any]:
+        record = run(run_id, "p", "agent-a", "100", **{"edition": "1.4", **fields.pop("run", {})})
+        record["agent"]["harness"] = HARNESS
+        record["report"] = {**REPORTS["100"], "verified_how": "python decode.py out.bin -> 42"}
+        record["evidence"] = {
+            "cast": self.file(f"{run_id}.cast", cast.content if isinstance(cast, Case) else cast),
+            "log": self.file(f"{run_id}.log", log.content if isinstance(log, Case) else log),
+        }
+        return {**record, **fields}
+
+    def write_and_ingest(self, records: list[dict[str, Any]]) -> None:
+        self.files += 1
+        path = self.folder / f"records-{self.files}.jsonl"
+        path.write_text("".join(json.dumps(r) + "\n" for r in records))
+        ingest(self.ledger, [path], self.store, lambda h: BANNERS if h == HARNESS else [])
+
+    def view(self, run_id: str) -> Any:
+        reads = methodology_reads(self.ledger)
+        return reads.answer(("run", run_id), lambda state, as_of: run_view(state, as_of, run_id))
+
+    def events(self, run_id: str) -> list[dict[str, Any]]:
+        stored = (msgspec.json.decode(row[4])["event"] for row in self.ledger.rows())
+        return [e for e in stored if e.get("run_id") == run_id]
+
+
+@pytest.fixture
+def evidence(ledger: Ledger, tmp_path: Path) -> Evidence:
+    return Evidence(ledger, tmp_path)
+
+
+@pytest.fixture
+def client(evidence: Evidence) -> Iterator[TestClient]:  # type: ignore[type-arg]
+    with TestClient(app=create_app(evidence.ledger, evidence.store)) as c:
+        yield c
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def test_raw_and_served_fingerprints_and_the_transform_events_agree(evidence: Evidence) -> None:
+    evidence.write_and_ingest([evidence.run("r1", SPLIT_KEY, SECRET_PEM, model_key=MODEL_KEY)])
+    view = evidence.view("r1")
+    transformed = [e for e in evidence.events("r1") if e["type"] == "EvidenceTransformed"]
+    for kind, case in [("cast", SPLIT_KEY), ("log", SECRET_PEM)]:
+        copy = view.evidence[kind]
+        raw = getattr(view.run.evidence, kind)
+        assert copy.raw_sha256 == raw.sha256 == sha256(case.content)
+        served = evidence.store.path(copy.served_sha256).read_bytes()
+        assert sha256(served) == copy.served_sha256
+        assert evidence.store.path(raw.sha256).read_bytes() == case.content  # archived as it came
+        steps = [e for e in transformed if e["kind"] == kind]
+        assert (
+            [f"{s['transform']}@{s['version']}" for s in steps]
+            == copy.transforms
+            == [
+                "security-redaction@1",
+                "generated-key-mask@1",
+                "neutral-branding@1",
+            ]
+        )
+        assert steps[0]["input_sha256"] == copy.raw_sha256
+        assert [s["input_sha256"] for s in steps[1:]] == [s["output_sha256"] for s in steps[:-1]]
+        assert steps[-1]["output_sha256"] == copy.served_sha256
+    assert view.evidence["cast"].counts == {"banner": 1, "run_model_key": 1}
+    assert view.evidence["log"].key_material_masked is True
+    assert view.evidence["cast"].key_material_masked is False
+
+
+def test_no_secret_reaches_the_ledger(evidence: Evidence) -> None:
+    evidence.write_and_ingest([evidence.run("r1", SPLIT_KEY, SECRET_PEM, model_key=MODEL_KEY)])
+    stored = b"".join(bytes(row[4]) for row in evidence.ledger.rows())
+    for secret in [MODEL_KEY, *SECRET_PEM.secrets]:
+        assert secret.encode() not in stored
+    assert b'"model_key"' not in stored
+
+
+def test_the_served_copy_over_http(evidence: Evidence, client: TestClient) -> None:  # type: ignore[type-arg]
+    evidence.write_and_ingest([evidence.run("r1", SPLIT_KEY, SECRET_PEM, model_key=MODEL_KEY)])
+    copy = evidence.view("r1").evidence["cast"]
+    answer = client.get("/runs/r1/evidence/cast")
+    assert answer.status_code == 200
+    assert answer.headers["x-argusic-raw-sha256"] == copy.raw_sha256
+    assert answer.headers["x-argusic-served-sha256"] == sha256(answer.content)
+    assert answer.headers["x-argusic-transforms"] == ", ".join(copy.transforms)
+    assert MODEL_KEY[:12].encode() not in answer.content
+    assert timings([answer.content]) == timings([SPLIT_KEY.content])
+    assert client.get("/runs/r1/evidence/raw").status_code == 404
+    assert client.get(f"/runs/r1/evidence/{copy.raw_sha256}").status_code == 404
+
+
+def test_an_unparseable_recording_is_withheld_and_its_run_marked_for_a_rerun(
+    evidence: Evidence,
+    client: TestClient,  # type: ignore[type-arg]
+) -> None:
+    broken = SPLIT_KEY.content[:-20]  # cut off in the middle of its last event
+    evidence.write_and_ingest([evidence.run("r1", broken + b"\n", SECRET_PEM, model_key=MODEL_KEY)])
+    view = evidence.view("r1")
+    assert view.evidence["cast"].withheld.startswith("the recording cannot be parsed: line ")
+    assert view.evidence["cast"].served_sha256 is None
+    assert view.rerun_requested.startswith("cast withheld: the recording cannot be parsed")
+    types = [e["type"] for e in evidence.events("r1")]
+    assert types.count("RecordingWithheld") == 1
+    assert types.count("RerunRequested") == 1
+    assert view.valid is False  # repeated, so never counted
+    assert view.invalid_reason == f"repeated: {view.rerun_requested}"
+    for kind in ("cast", "log"):  # the whole run is withheld
+        answer = client.get(f"/runs/r1/evidence/{kind}")
+        assert answer.status_code == 451
+        assert answer.json()["detail"].startswith("cast withheld: the recording cannot be parsed")
+        assert MODEL_KEY[:12].encode() not in answer.content
+
+
+def test_a_private_key_that_cannot_be_shown_masked_withholds(evidence: Evidence) -> None:
+    unfinished = b"$ cat key.pem\n-----BEGIN EC PRIVATE KEY-----\nMHcCAQEEIB0a8Fk2LmQ9zXw4\n"
+    evidence.write_and_ingest([evidence.run("r1", SPLIT_KEY, unfinished)])
+    view = evidence.view("r1")
+    assert "END line never came" in view.evidence["log"].withheld
+    assert view.rerun_requested.startswith("log withheld")
+
+
+def test_trace_shows_fingerprints_and_transforms(
+    evidence: Evidence, cli_env: dict[str, str]
+) -> None:
+    evidence.write_and_ingest([evidence.run("r1", SPLIT_KEY, SECRET_PEM, model_key=MODEL_KEY)])
+    traced = json.loads(argusic(cli_env, "trace", "r1", "--json").stdout)
+    copies = evidence.view("r1").evidence
+    assert traced["copies"]["cast"]["served_sha256"] == copies["cast"].served_sha256
+    assert traced["evidence"]["log"]["sha256"] == sha256(SECRET_PEM.content)
+    types = [e["type"] for e in traced["events"]]
+    assert types.count("EvidenceTransformed") == 6
+    human = argusic(cli_env, "trace", "r1").stdout
+    assert copies["cast"].served_sha256 in human
+    assert "generated-key-mask" in human
+
+
+@pytest.mark.parametrize(
+    ("edition", "how", "depth_points"),
+    [
+        ("1.4", "python -c 'print(open(\"out.bin\",\"rb\").read()[:4])' -> b'PK\\x03\\x04'", 20),
+        ("1.4", "not verified", 0),
+        ("1.4", None, 0),
+        ("1.3", None, 20),  # no edition applies backwards
+    ],
+)
+def test_section_16_a_tier1_claim_needs_its_decoding_from_v1_4(
+    evidence: Evidence, edition: str, how: str | None, depth_points: int
+) -> None:
+    record = evidence.run("r1", SPLIT_KEY, SECRET_PEM, run={"edition": edition})
+    record["report"]["verified_how"] = how
+    evidence.write_and_ingest([record])
+    view = evidence.view("r1")
+    assert view.run.report.verified_how == how  # stored and shown as written
+    assert view.run.report.test_depth == "tier1_real"
+    assert view.score_lines.depth == depth_points
+
+
+def test_quoted_text_on_pages_and_the_stored_words_untouched(evidence: Evidence) -> None:
+    record = evidence.run("r1", SPLIT_KEY, SECRET_PEM)
+    record["report"]["final_state"] = "All tests pass \u2014 the parser was fixed \u2014"
+    record["project"]["description"] = "A fast parser \u2014 written in C"
+    evidence.write_and_ingest([record])
+    view = evidence.view("r1")
+    assert view.final_state_shown == "All tests pass, the parser was fixed."
+    assert view.run.report.final_state == "All tests pass \u2014 the parser was fixed \u2014"
+    reads = methodology_reads(evidence.ledger)
+    page = reads.answer(("p",), lambda state, as_of: project_view(state, as_of, "p"))
+    assert page.description_shown == "A fast parser, written in C"
+    quoted = [e for e in evidence.events("r1") if e.get("transform") == "quoted-text"]
+    assert {(q["kind"], q["counts"]["em_dash"]) for q in quoted} == {
+        ("final_state", 2),
+        ("project_description", 1),
+    }
