@@ -77,7 +77,32 @@ def run_command(session: Session, run_id: str, as_of: int | None, as_json: bool)
     view: views.RunView = session.reads.answer(
         ("run", run_id), partial(views.run_view, run_id=run_id), as_of
     )
-    emit(view, lambda v: f"{v.run_id}: {v.outcome or 'invalid'} {v.score if v.valid else ''}")
+    emit(view, _run_human)
+
+
+def _run_human(view: views.RunView) -> str:
+    result = f"{view.outcome} {view.score}" if view.valid else f"invalid ({view.invalid_reason})"
+    report = view.run.report
+    lines = [f"{view.run_id}: {result}; time budget {view.time_budget_minutes} min"]
+    if report is not None:
+        lines.append(f"  verified how: {report.verified_how or 'not verified'}")
+    if view.final_state_shown:
+        lines.append(f"  final state: {view.final_state_shown}")
+    return "\n".join(lines + _evidence_lines(view.evidence))
+
+
+def _evidence_lines(copies: dict[str, views.EvidenceView]) -> list[str]:
+    """Each file's raw and served fingerprints and the transforms, as run pages show them."""
+    lines = []
+    for kind, copy in sorted(copies.items()):
+        served = f"withheld: {copy.withheld}" if copy.withheld else f"served {copy.served_sha256}"
+        masked = "; private key material masked" if copy.key_material_masked else ""
+        lines += [
+            f"  {kind}: raw {copy.raw_sha256}",
+            f"  {'':{len(kind)}}  {served}",
+            f"  {'':{len(kind)}}  {', '.join(copy.transforms) or 'no transform'}{masked}",
+        ]
+    return lines
 
 
 def _editions_human(view: views.EditionsView) -> str:
@@ -115,13 +140,7 @@ def sources_command(session: Session, as_of: int | None, as_json: bool) -> None:
 
 def _trace_human(view: TraceView) -> str:
     lines = [f"{view.run_id}: {view.outcome} {view.score}; checkpoint {view.checkpoint.size}"]
-    for kind, copy in sorted(view.copies.items()):
-        served = f"withheld: {copy.withheld}" if copy.withheld else f"served {copy.served_sha256}"
-        lines += [
-            f"  {kind}: raw {copy.raw_sha256}",
-            f"  {'':{len(kind)}}  {served}",
-            f"  {'':{len(kind)}}  {', '.join(copy.transforms) or 'no transform'}",
-        ]
+    lines += _evidence_lines(view.copies)
     lines += [f"  {e.position:>8} {e.type:22} {e.hash}" for e in view.events]
     return "\n".join(lines)
 

@@ -177,9 +177,12 @@ def test_trace_shows_fingerprints_and_transforms(
     assert traced["evidence"]["log"]["sha256"] == sha256(SECRET_PEM.content)
     types = [e["type"] for e in traced["events"]]
     assert types.count("EvidenceTransformed") == 6
-    human = argusic(cli_env, "trace", "r1").stdout
-    assert copies["cast"].served_sha256 in human
-    assert "generated-key-mask" in human
+    for command in ("trace", "run"):
+        human = argusic(cli_env, command, "r1").stdout
+        assert copies["cast"].served_sha256 in human
+        assert copies["log"].raw_sha256 in human
+        assert "generated-key-mask@1" in human
+        assert "private key material masked" in human
 
 
 @pytest.mark.parametrize(
