@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from datetime import date
 from functools import partial
 
 from litestar import Litestar, Request, Response, get
@@ -19,6 +20,8 @@ from adapters.artifacts import FileArtifactStore
 from api import service
 from api.service import Reads, methodology_reads, siiq_reads
 from api.trace import TraceView, trace
+from domain import hardware
+from domain.hardware import HardwareInputError
 from domain.siiq.index import IndexDocument, ModelPage, model_page
 from ledger.ledger import ConsistencyProof, InclusionProof, Ledger, LedgerIntegrityError
 from ledger.merkle import ProofError
@@ -137,6 +140,35 @@ def run_evidence(state: State, run_id: FromPath[str], kind: FromPath[str]) -> Re
     return Stream(artifacts.read(copy.served_sha256), media_type=MEDIA[kind], headers=headers)
 
 
+@get("/hardware/table", sync_to_thread=False)
+def hardware_table() -> list[hardware.ClassEstimate]:
+    """The appendix's table: what each model size class needs (estimated)."""
+    return hardware.table()
+
+
+@get("/hardware/estimate", sync_to_thread=False)
+def hardware_estimate(
+    *,
+    memory_gb: FromQuery[float | None] = None,
+    memory_kind: FromQuery[hardware.MemoryKind | None] = None,
+    bandwidth_gbs: FromQuery[float | None] = None,
+    chip: FromQuery[str | None] = None,
+    price_usd: FromQuery[float | None] = None,
+    price_date: FromQuery[date | None] = None,
+) -> hardware.Estimate:
+    """Every size class against one machine; what depends on a missing input is `unknown`."""
+    return hardware.estimate(
+        hardware.machine(
+            memory_gb=memory_gb,
+            memory_kind=memory_kind,
+            bandwidth_gbs=bandwidth_gbs,
+            chip=chip,
+            price_usd=price_usd,
+            price_date=price_date,
+        )
+    )
+
+
 def _copies(state: Methodology, as_of: int, run_id: str) -> dict[str, views.EvidenceView]:
     views.find_run(state, run_id, as_of)
     return views.evidence_views(state, run_id)
@@ -165,6 +197,8 @@ def create_app(ledger: Ledger, artifacts: FileArtifactStore) -> Litestar:
             index_json,
             siiq_model,
             run_evidence,
+            hardware_table,
+            hardware_estimate,
         ],
         state=State(
             {
@@ -177,6 +211,7 @@ def create_app(ledger: Ledger, artifacts: FileArtifactStore) -> Litestar:
         exception_handlers={
             LookupError: _error(HTTP_404_NOT_FOUND),
             ProofError: _error(HTTP_400_BAD_REQUEST),
+            HardwareInputError: _error(HTTP_400_BAD_REQUEST),
             LedgerIntegrityError: _error(HTTP_500_INTERNAL_SERVER_ERROR),
         },
         openapi_config=OpenAPIConfig(title="Argusic", version="0.1.0", path="/schema"),

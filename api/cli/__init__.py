@@ -9,10 +9,11 @@ import msgspec
 from eventsourcing.persistence import PersistenceError
 
 from api import logs
-from api.cli import core, ledger_commands, methodology, siiq
+from api.cli import core, hardware, ledger_commands, methodology, siiq
 from api.cli.output import Session, emit_error
 from api.ingest import IngestRejected
 from api.wiring import ConfigurationError, Settings
+from domain.hardware import HardwareInputError
 from domain.siiq.data import InputError
 from ledger.keys import SigningKeyMissing
 from ledger.ledger import LedgerIntegrityError
@@ -32,7 +33,7 @@ class ArgusicGroup(click.Group):
             emit_error(ctx, str(e), EXIT_REJECTED, rejections=e.rejections)
         except (LookupError, ProofError, msgspec.ValidationError, InputError) as e:
             emit_error(ctx, str(e), EXIT_REJECTED)
-        except (ConfigurationError, SigningKeyMissing, PersistenceError) as e:
+        except (ConfigurationError, SigningKeyMissing, PersistenceError, HardwareInputError) as e:
             emit_error(ctx, str(e), EXIT_USAGE)
         except (LedgerIntegrityError, MigrationError) as e:
             emit_error(ctx, str(e), EXIT_INTEGRITY)
@@ -48,7 +49,13 @@ def cli(ctx: click.Context) -> None:
     ctx.obj = Session(settings)
 
 
-for command in (*core.commands, *methodology.commands, ledger_commands.ledger, siiq.siiq):
+for command in (
+    *core.commands,
+    *methodology.commands,
+    ledger_commands.ledger,
+    siiq.siiq,
+    hardware.hardware_group,
+):
     cli.add_command(command)
 
 
