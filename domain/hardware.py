@@ -44,54 +44,25 @@ class SizeClass(msgspec.Struct, frozen=True, kw_only=True):
     config: ModelConfig
 
 
-def _hf(model: str) -> str:
-    return f"https://huggingface.co/{model}/blob/main/config.json"
+def _size_class(name: str, billions: int, repo: str, *, layers: int, kv_heads: int) -> SizeClass:
+    """A class at its largest size, with its model's configuration as Hugging Face publishes it
+    (`num_hidden_layers`, `num_key_value_heads`; every one of these models has `head_dim` 128)."""
+    config = ModelConfig(
+        model=repo.split("/")[1],
+        layers=layers,
+        kv_heads=kv_heads,
+        head_dim=128,
+        source=f"https://huggingface.co/{repo}/blob/main/config.json",
+    )
+    return SizeClass(name=name, parameters=billions * 10**9, config=config)
 
 
 SIZE_CLASSES = (
-    SizeClass(
-        name="7-8B",
-        parameters=8 * 10**9,
-        config=ModelConfig(
-            model="Qwen3-8B", layers=36, kv_heads=8, head_dim=128, source=_hf("Qwen/Qwen3-8B")
-        ),
-    ),
-    SizeClass(
-        name="14B",
-        parameters=14 * 10**9,
-        config=ModelConfig(
-            model="Qwen3-14B", layers=40, kv_heads=8, head_dim=128, source=_hf("Qwen/Qwen3-14B")
-        ),
-    ),
-    SizeClass(
-        name="27-32B",
-        parameters=32 * 10**9,
-        config=ModelConfig(
-            model="Qwen3-32B", layers=64, kv_heads=8, head_dim=128, source=_hf("Qwen/Qwen3-32B")
-        ),
-    ),
-    SizeClass(
-        name="70B",
-        parameters=70 * 10**9,
-        config=ModelConfig(
-            model="Qwen2.5-72B-Instruct",
-            layers=80,
-            kv_heads=8,
-            head_dim=128,  # hidden size 8,192 over 64 attention heads
-            source=_hf("Qwen/Qwen2.5-72B-Instruct"),
-        ),
-    ),
-    SizeClass(
-        name="120B+",
-        parameters=120 * 10**9,
-        config=ModelConfig(
-            model="Mistral-Large-Instruct-2411",
-            layers=88,
-            kv_heads=8,
-            head_dim=128,
-            source=_hf("mistralai/Mistral-Large-Instruct-2411"),
-        ),
-    ),
+    _size_class("7-8B", 8, "Qwen/Qwen3-8B", layers=36, kv_heads=8),
+    _size_class("14B", 14, "Qwen/Qwen3-14B", layers=40, kv_heads=8),
+    _size_class("27-32B", 32, "Qwen/Qwen3-32B", layers=64, kv_heads=8),
+    _size_class("70B", 70, "Qwen/Qwen2.5-72B-Instruct", layers=80, kv_heads=8),
+    _size_class("120B+", 120, "mistralai/Mistral-Large-Instruct-2411", layers=88, kv_heads=8),
 )
 
 
