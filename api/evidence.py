@@ -31,11 +31,6 @@ class EvidenceStore(Protocol):
     def put_stream(self, chunks: Iterable[bytes]) -> Fingerprint: ...
 
 
-def _lines(path: Path) -> Iterator[bytes]:
-    with path.open("rb") as file:
-        yield from file
-
-
 def _chunks(path: Path) -> Iterator[bytes]:
     with path.open("rb") as file:
         yield from iter(lambda: file.read(CHUNK), b"")
@@ -97,10 +92,8 @@ class Deriver:
         raw = self.store.put(path)
         derivation = Derivation(section_17([model_key] if model_key else [], self.banners(harness)))
         try:
-            stream = (
-                derivation.cast(_chunks(path)) if kind == "cast" else derivation.log(_chunks(path))
-            )
-            self.store.put_stream(stream)
+            derive = derivation.cast if kind == "cast" else derivation.log
+            self.store.put_stream(derive(_chunks(path)))
         except RecordingError as e:
             return Outcome(raw, [], f"the recording cannot be parsed: {e}")
         except Withhold as e:
