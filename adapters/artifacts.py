@@ -17,13 +17,18 @@ from domain.events import Fingerprint
 CHUNK = 1 << 20
 
 
+def chunks(path: Path) -> Iterator[bytes]:
+    """A file's bytes in chunks, so no file is ever held whole."""
+    with path.open("rb") as file:
+        yield from iter(lambda: file.read(CHUNK), b"")
+
+
 def fingerprint(path: Path) -> Fingerprint:
     """The SHA-256 and size of a file, read in chunks."""
     digest, size = hashlib.sha256(), 0
-    with path.open("rb") as file:
-        while chunk := file.read(CHUNK):
-            digest.update(chunk)
-            size += len(chunk)
+    for chunk in chunks(path):
+        digest.update(chunk)
+        size += len(chunk)
     return Fingerprint(sha256=digest.hexdigest(), bytes=size)
 
 
@@ -36,8 +41,7 @@ class FileArtifactStore:
 
     def put(self, source: Path) -> Fingerprint:
         """Store a copy of `source` under its SHA-256 (once) and return its fingerprint."""
-        with source.open("rb") as file:
-            return self.put_stream(iter(lambda: file.read(CHUNK), b""))
+        return self.put_stream(chunks(source))
 
     def put_stream(self, chunks: Iterable[bytes]) -> Fingerprint:
         """Store bytes as they come, hashing them on the way, under their SHA-256 (once)."""
@@ -67,8 +71,7 @@ class FileArtifactStore:
 
     def read(self, sha256: str) -> Iterator[bytes]:
         """A stored file, in chunks."""
-        with self.path(sha256).open("rb") as file:
-            yield from iter(lambda: file.read(CHUNK), b"")
+        return chunks(self.path(sha256))
 
 
 def _fsync_dir(path: Path) -> None:

@@ -5,10 +5,11 @@ cannot be shown safe is withheld and its run marked for a rerun."""
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import NamedTuple, Protocol
 
+from adapters.artifacts import chunks
 from domain.events import (
     DomainEvent,
     EvidenceTransformed,
@@ -22,18 +23,11 @@ from domain.evidence.asciicast import RecordingError
 from domain.evidence.masking import Withhold
 from domain.evidence.pipeline import Applied, Derivation, section_17
 
-CHUNK = 1 << 20
-
 
 class EvidenceStore(Protocol):
     def put(self, source: Path) -> Fingerprint: ...
 
     def put_stream(self, chunks: Iterable[bytes]) -> Fingerprint: ...
-
-
-def _chunks(path: Path) -> Iterator[bytes]:
-    with path.open("rb") as file:
-        yield from iter(lambda: file.read(CHUNK), b"")
 
 
 class Outcome(NamedTuple):
@@ -93,7 +87,7 @@ class Deriver:
         derivation = Derivation(section_17([model_key] if model_key else [], self.banners(harness)))
         try:
             derive = derivation.cast if kind == "cast" else derivation.log
-            self.store.put_stream(derive(_chunks(path)))
+            self.store.put_stream(derive(chunks(path)))
         except RecordingError as e:
             return Outcome(raw, [], f"the recording cannot be parsed: {e}")
         except Withhold as e:

@@ -16,17 +16,17 @@ import resource
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 
 import re2
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from adapters.artifacts import chunks
 from domain.evidence import redaction
 from domain.evidence.pipeline import Derivation, section_17
 
-CHUNK = 1 << 20
 MODEL_KEY = "sk-proj-" + "".join(random.Random(1).choices("abcdefghijkLMNOP0123456789", k=64))
 WORDS = [
     *("compiling", "module", "error", "warning", "npm", "install", "pip", "build", "test"),
@@ -60,11 +60,6 @@ def write_recording(path: Path, megabytes: int) -> int:
             out.write(line)
             size += len(line)
     return path.stat().st_size
-
-
-def chunks(path: Path) -> Iterator[bytes]:
-    with path.open("rb") as file:
-        yield from iter(lambda: file.read(CHUNK), b"")
 
 
 def scan(pattern: Callable[[bytes], object], path: Path) -> float:
