@@ -16,10 +16,6 @@ from domain.evidence.scan import Scanner
 NAME, VERSION = "security-redaction", 1
 
 
-def _any_case(word: str) -> str:
-    return "".join(f"[{c.upper()}{c.lower()}]" if c.isalpha() else re.escape(c) for c in word)
-
-
 ASSIGNED_WORDS = ("key", "token", "secret", "passwd", "password")
 PATTERNS: dict[str, str] = {
     # Every pattern starts with a fixed text, so the scan stays a linear RE2 automaton; the
@@ -39,7 +35,7 @@ PATTERNS: dict[str, str] = {
     "url_credential": r"://[^\s:/@'\"]+:([^\s/@'\"]{8,})@",
     # KEY=, TOKEN=, SECRET=, PASSWORD= (aws_secret_access_key = ..., "SecretAccessKey": ...,
     # and aws configure's "Secret Access Key [None]: " among them): the value.
-    "secret_assignment": "(?:" + "|".join(_any_case(w) for w in ASSIGNED_WORDS) + ")"
+    "secret_assignment": "(?i:" + "|".join(ASSIGNED_WORDS) + ")"
     r"[A-Za-z0-9_ ]{0,40}?['\"]?(?:[ \t]*\[[^\]\n]{0,40}\])?[ \t]*[=:][ \t]*['\"]?([^\s'\"]{12,})",
 }
 """Credential forms; a match (its group, where it has one) is masked."""
