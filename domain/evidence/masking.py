@@ -54,10 +54,10 @@ class Stage(NamedTuple):
 
 
 class Settled(NamedTuple):
-    """The first `pieces` pieces fed and not yet settled are final; `edits[s]` holds, by index
-    among them, each piece that stage `s` (with the stages before it) changed."""
+    """The pieces now final, in the order fed, as they came; `edits[s]` holds, by index among
+    them, each piece that stage `s` (with the stages before it) changed."""
 
-    pieces: int
+    pieces: list[str]
     edits: list[dict[int, str]]
 
 
@@ -87,7 +87,7 @@ class Masker:
         self.pending.extend(pieces)
         self.size += sum(map(len, pieces))
         if self.size < self.chunk + self.reach:
-            return Settled(0, [{} for _ in self.stages])
+            return Settled([], [{} for _ in self.stages])
         return self._process(final=False)
 
     def close(self) -> Settled:
@@ -122,7 +122,7 @@ class Masker:
             counts.update(span.kind for span in spans if span.end <= boundary)
         self.pending = pieces[ready:]
         self.size = starts[-1] - starts[ready]
-        return Settled(ready, [{i: t for i, t in e.items() if i < ready} for e in edits])
+        return Settled(pieces[:ready], [{i: t for i, t in e.items() if i < ready} for e in edits])
 
 
 class Layout:

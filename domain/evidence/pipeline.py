@@ -108,15 +108,13 @@ class Derivation:
     def log(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
         """A plain log (bytes that are not UTF-8 pass through as they were)."""
         decoder = codecs.getincrementaldecoder("utf-8")("surrogateescape")
-        held: list[str] = []
 
         def out(settled: Settled) -> Iterator[bytes]:
             if settled.pieces:
-                done = held[: settled.pieces]
-                del held[: settled.pieces]
 
                 def render(changed: dict[int, str]) -> bytes:
-                    text = "".join(changed.get(i, piece) for i, piece in enumerate(done))
+                    pieces = enumerate(settled.pieces)
+                    text = "".join(changed.get(i, piece) for i, piece in pieces)
                     return text.encode("utf-8", "surrogateescape")
 
                 yield self._emit(settled.edits, render)
@@ -124,7 +122,6 @@ class Derivation:
         for chunk in chain(self._read(chunks), [b""]):
             text = decoder.decode(chunk, final=not chunk)
             pieces = [text[i : i + LOG_PIECE] for i in range(0, len(text), LOG_PIECE)]
-            held += pieces
             yield from out(self.masker.feed(pieces))
         yield from out(self.masker.close())
 
@@ -141,7 +138,7 @@ class Derivation:
 
         def out(settled: Settled, *, final: bool = False) -> Iterator[bytes]:
             nonlocal base
-            count = settled.pieces
+            count = len(settled.pieces)
             if not count and not final:
                 return
             cut = text_at[count] - base if count < len(text_at) else len(held)
