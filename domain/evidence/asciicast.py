@@ -97,8 +97,13 @@ def _block(batch: list[bytes], number: int, events: Sequence[Event | None]) -> B
     return Block(batch, text_at, [events[i - number][2] for i in text_at])  # type: ignore[index]
 
 
+def _is_event(line: bytes, version: int) -> bool:
+    """Not a blank line, nor a comment (v3)."""
+    return bool(line.strip()) and not (version == 3 and line.startswith(b"#"))
+
+
 def _event_or_none(line: bytes, number: int, version: int) -> Event | None:
-    if not line.strip() or (version == 3 and line.startswith(b"#")):
+    if not _is_event(line, version):
         return None
     try:
         return _event.decode(line)
@@ -130,10 +135,10 @@ def header_line(header: dict[str, Any]) -> bytes:
 def timings(chunks: Iterable[bytes]) -> list[bytes]:
     """The time of every event of a recording, as written: what a transform must leave as it
     was (raises RecordingError if the recording does not parse)."""
-    _, _, blocks = parse(split_lines(chunks))
+    header, _, blocks = parse(split_lines(chunks))
     return [
         bytes(_raw_event.decode(line)[0])
         for block in blocks
         for line in block.lines
-        if line.strip() and not line.startswith(b"#")
+        if _is_event(line, header["version"])
     ]
