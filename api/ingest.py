@@ -12,6 +12,7 @@ from adapters.artifacts import fingerprint
 from api.evidence import Deriver, EvidenceStore
 from domain.editions import EditionRecord, draft_edition
 from domain.environment_qa import ReviewRecord, clear_review
+from domain.errors import Rejected
 from domain.events import (
     DomainEvent,
     EditionDrafted,
@@ -20,7 +21,6 @@ from domain.events import (
     ProjectReviewCleared,
     RunRecorded,
 )
-from domain.rejections import Rejected
 from domain.runs import RunRecord, record_run
 from ledger.ledger import Ledger, NewEvent, RecordedEvent
 from projections.methodology import Methodology, MethodologyProjection

@@ -8,8 +8,8 @@ from typing import Annotated
 
 import msgspec
 
+from domain.errors import Rejected
 from domain.events import EditionDrafted, InputRecord
-from domain.rejections import Rejected
 
 Version = Annotated[str, msgspec.Meta(pattern=r"^\d+\.\d+$")]
 

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from domain.errors import Rejected
 from domain.events import InputRecord, ProjectReviewCleared, Text
-from domain.rejections import Rejected
 from domain.scoring import Outcome, passed
 
 

@@ -10,6 +10,8 @@ from typing import Literal
 
 import msgspec
 
+from domain.errors import UsageError
+
 GB = 10**9
 """Bytes per GB, the unit manufacturers use for bandwidth (it understates memory by ~7%)."""
 BITS_PER_WEIGHT = 4.8944
@@ -96,7 +98,7 @@ CHIPS = (
 )
 
 
-class HardwareInputError(ValueError):
+class HardwareInputError(UsageError):
     """An input that is not a quantity the estimate can use."""
 
 

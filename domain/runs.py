@@ -10,6 +10,7 @@ from typing import Annotated
 import msgspec
 
 from domain.editions import Version, version_key
+from domain.errors import Rejected
 from domain.events import (
     Agent,
     AttemptKind,
@@ -22,7 +23,6 @@ from domain.events import (
     Text,
     Value,
 )
-from domain.rejections import Rejected
 from domain.scoring import Outcome, ScoreLines, outcome, score_run
 from domain.verification import as_verified
 

@@ -5,10 +5,11 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from domain.errors import SetupError
 from ledger.note import Signer
 
 
-class SigningKeyMissing(RuntimeError):
+class SigningKeyMissing(SetupError):
     """The signing key is missing or unreadable while the ledger already has signed checkpoints."""
 
 

@@ -9,6 +9,7 @@ from typing import NamedTuple
 
 import msgspec
 
+from domain.errors import IntegrityFailure, NotFound
 from domain.events import DomainEvent, require_utc
 from ledger import codec
 from ledger.merkle import (
@@ -26,7 +27,7 @@ from ledger.store import KEEP_FROM_LEVEL, Entry, LedgerRecorder, Row
 PAGE = 10_000
 
 
-class LedgerIntegrityError(RuntimeError):
+class LedgerIntegrityError(IntegrityFailure):
     """The stored ledger contradicts itself (a missing node or event)."""
 
 
@@ -121,7 +122,7 @@ class Ledger:
             what = (
                 "the ledger has no checkpoint" if size is None else f"no checkpoint of size {size}"
             )
-            raise LookupError(what)
+            raise NotFound(what)
         return checkpoint
 
     # --- proofs ---
@@ -130,7 +131,7 @@ class Ledger:
         """RFC 9162 2.1.3.1: the audit path of the event at `position` in the tree of `size`."""
         size = self._tree_size(size)
         if not 1 <= position <= size:
-            raise LookupError(f"position {position} is not in the tree of size {size}")
+            raise NotFound(f"position {position} is not in the tree of size {size}")
         plan = inclusion_plan(position - 1, size)
         hashes = self._range_hashes([(position - 1, position), *plan])
         return InclusionProof(
@@ -143,6 +144,8 @@ class Ledger:
     def consistency_proof(self, first: int, second: int) -> ConsistencyProof:
         """RFC 9162 2.1.4.1: the proof that the tree of `second` extends the tree of `first`."""
         self._tree_size(second)
+        if not 0 < first <= second:
+            raise NotFound(f"no consistency proof from size {first} to size {second}")
         path = [h.hex() for h in self._range_hashes(consistency_plan(first, second))]
         return ConsistencyProof(first=first, second=second, path=path)
 
@@ -155,7 +158,7 @@ class Ledger:
         if size is None:
             return latest
         if not 0 < size <= latest:
-            raise LookupError(f"tree size {size} is outside 1..{latest}")
+            raise NotFound(f"tree size {size} is outside 1..{latest}")
         return size
 
     def _range_hashes(self, ranges: Sequence[Range]) -> list[bytes]:

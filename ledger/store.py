@@ -31,6 +31,7 @@ from eventsourcing.persistence import (
     Subscription,
 )
 
+from domain.errors import IntegrityFailure
 from ledger.codec import sha256
 from ledger.merkle import extend, leaf_hash
 from ledger.sealing import Checkpoint, Sealer
@@ -89,7 +90,7 @@ class Migration:
         self.sha256 = hashlib.sha256(self.sql.encode()).hexdigest()
 
 
-class MigrationError(RuntimeError):
+class MigrationError(IntegrityFailure):
     """An applied migration file was changed afterwards."""
 
 

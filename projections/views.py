@@ -17,7 +17,7 @@ from domain.evidence.quoting import house_punctuation
 from domain.leaderboard import Exclusion, ScoredRun, leaderboard
 from domain.runs import invalid_reason, run_outcome, run_score, time_budget_minutes
 from domain.scoring import Outcome, passed
-from domain.sources import Status, source_table
+from domain.source_types import Status, source_table
 from domain.spread import is_unstable, middle, spread
 from domain.verdict import Attempt, Verdict, verdict
 from projections.methodology import Methodology, Run

@@ -21,8 +21,9 @@ RANK_CHECK = "dropped by the rank check"
 ALPHA_AT_FLOOR = "loading at the 0.05 floor"
 
 
-class CalibrationRejected(Exception):
-    """Section 3: the calibration is rejected and the previous one stays in force."""
+class CalibrationCheckFailed(Exception):
+    """Section 3: a check of the calibration failed, so it is rejected and the previous one
+    stays in force (the ledger records that as a `CalibrationRejected` event)."""
 
     def __init__(self, reason: str, dropped: dict[str, str] | None = None) -> None:
         super().__init__(reason)
@@ -228,23 +229,23 @@ def calibrate(full: Observations, reference: Set[str]) -> Calibration:
         obs, left_out = eligible(full, reference, excluded)
         missing = sorted(reference - set(obs.models))
         if missing:
-            raise CalibrationRejected(
+            raise CalibrationCheckFailed(
                 f"reference model {missing[0]} is missing from the fitted set", dropped | left_out
             )
         current = fit(obs, reference)
         if not all(np.all(np.isfinite(a)) for a in (*current.params, current.theta)):
-            raise CalibrationRejected("the fit produces non-finite values", dropped | left_out)
+            raise CalibrationCheckFailed("the fit produces non-finite values", dropped | left_out)
         if null_directions(obs, current.params, current.theta) != 2:
             name = _fixing_drop(full, current, reference, excluded)
             if name is None:
-                raise CalibrationRejected(
+                raise CalibrationCheckFailed(
                     "the rank check fails and no single benchmark fixes it", dropped | left_out
                 )
             excluded.add(name)
             dropped[name] = RANK_CHECK
             continue
         if not current.converged:
-            raise CalibrationRejected(
+            raise CalibrationCheckFailed(
                 f"the fit did not converge within {MAX_ROUNDS} rounds", dropped | left_out
             )
         floored = [
@@ -258,7 +259,7 @@ def calibrate(full: Observations, reference: Set[str]) -> Calibration:
             continue
         shift, scale = _affine(current, reference)
         if not (np.isfinite(shift) and np.isfinite(scale) and scale > 0):
-            raise CalibrationRejected(
+            raise CalibrationCheckFailed(
                 "shift or scale is not a finite positive number", dropped | left_out
             )
         return Calibration(current, shift, scale, dropped | left_out)

@@ -15,6 +15,7 @@ import msgspec
 import numpy as np
 from numpy.typing import NDArray
 
+from domain.errors import InvalidInput
 from domain.siiq.records import Benchmark, Result
 from domain.siiq.transform import transform
 
@@ -28,7 +29,7 @@ def total(index: Ints, values: Floats, size: int) -> Floats:
     return np.asarray(np.bincount(index, values, minlength=size), dtype=np.float64)
 
 
-class InputError(ValueError):
+class InputError(InvalidInput):
     """A CSV file does not have the columns or values the input format requires."""
 
 

@@ -9,8 +9,9 @@ from collections.abc import Sequence, Set
 import msgspec
 import numpy as np
 
+from domain.errors import NotFound
 from domain.siiq import METHOD_VERSION
-from domain.siiq.calibration import Calibration, CalibrationRejected, calibrate
+from domain.siiq.calibration import Calibration, CalibrationCheckFailed, calibrate
 from domain.siiq.data import Observations
 from domain.siiq.kappa import kappa
 from domain.siiq.records import (
@@ -43,7 +44,7 @@ def run_calibration(
     group = set(reference)
     try:
         main = calibrate(obs, group)
-    except CalibrationRejected as rejected:
+    except CalibrationCheckFailed as rejected:
         left_out = dict.fromkeys(invalid, "invalid configuration") | rejected.dropped
         return _summary(
             False,
@@ -325,7 +326,7 @@ def model_page(document: IndexDocument, slug: str) -> ModelPage:
     """A model's score, areas and position range with the per-benchmark table behind them."""
     entry = next((m for m in document.models if m.slug == slug), None)
     if entry is None:
-        raise LookupError(f"no SI-IQ for model {slug!r}")
+        raise NotFound(f"no SI-IQ for model {slug!r}")
     benchmarks, params = calibrated_parameters(document.calibration)
     obs = Observations.build(entry.results, benchmarks)
     weight = weights(obs, params.sigma2)

@@ -6,7 +6,7 @@ from collections.abc import Set
 
 import numpy as np
 
-from domain.siiq.calibration import Calibration, CalibrationRejected, calibrate
+from domain.siiq.calibration import Calibration, CalibrationCheckFailed, calibrate
 from domain.siiq.data import Floats, Observations
 from domain.siiq.scores import closed_form, sums
 
@@ -64,7 +64,7 @@ def kappa(
         training = full.subset(rest, [b.benchmark for b in full.benchmarks])
         try:
             fold = calibrate(training, reference - set(held_out))
-        except CalibrationRejected:
+        except CalibrationCheckFailed:
             continue
         calibrated += 1
         zs += half_differences(full, fold, held_out)

@@ -6,7 +6,7 @@ from datetime import date
 
 from domain.editions import effective_since, version_key
 from domain.environment_qa import is_under_review
-from domain.sources import SOURCE_TYPES, source_table
+from domain.source_types import SOURCE_TYPES, source_table
 
 
 def test_a_project_every_agent_failed_is_under_review() -> None:

@@ -7,8 +7,8 @@ from typing import Any
 import msgspec
 import pytest
 
+from domain.errors import Rejected
 from domain.events import Evidence, Fingerprint
-from domain.rejections import Rejected
 from domain.runs import RunRecord, invalid_reason, record_run, time_budget_minutes
 from tests.records import report, run
 

@@ -9,7 +9,7 @@ import msgspec
 import numpy as np
 import pytest
 
-from domain.siiq.calibration import RANK_CHECK, CalibrationRejected, calibrate
+from domain.siiq.calibration import RANK_CHECK, CalibrationCheckFailed, calibrate
 from domain.siiq.data import Observations
 from domain.siiq.index import (
     IndexDocument,
@@ -129,7 +129,7 @@ def two_groups(b_results_per_model: int) -> tuple[list[Result], list[Benchmark],
 
 def test_two_groups_sharing_one_model_trigger_the_drop_and_restart_rule() -> None:
     results, bench, reference = two_groups(b_results_per_model=4)
-    with pytest.raises(CalibrationRejected) as rejected:
+    with pytest.raises(CalibrationCheckFailed) as rejected:
         calibrate(Observations.build(results, bench), reference)
     # Dropping b00 leaves the B models 3 results each, so group B leaves the fit; then the
     # reference models of group B are missing, which rejects the calibration (decision A7).
@@ -139,7 +139,7 @@ def test_two_groups_sharing_one_model_trigger_the_drop_and_restart_rule() -> Non
 
 def test_a_rank_problem_no_single_drop_fixes_is_rejected() -> None:
     results, bench, reference = two_groups(b_results_per_model=6)
-    with pytest.raises(CalibrationRejected) as rejected:
+    with pytest.raises(CalibrationCheckFailed) as rejected:
         calibrate(Observations.build(results, bench), reference)
     assert rejected.value.reason == "the rank check fails and no single benchmark fixes it"
     assert RANK_CHECK not in rejected.value.dropped.values()
@@ -147,7 +147,7 @@ def test_a_rank_problem_no_single_drop_fixes_is_rejected() -> None:
 
 def test_a_missing_reference_model_rejects_the_calibration(problem: Problem) -> None:
     obs = Observations.build(problem.results, problem.benchmarks)
-    with pytest.raises(CalibrationRejected, match="reference model nobody is missing"):
+    with pytest.raises(CalibrationCheckFailed, match="reference model nobody is missing"):
         calibrate(obs, {*problem.reference, "nobody"})
 
 
@@ -156,7 +156,7 @@ def test_a_benchmark_whose_scores_are_all_equal_gives_non_finite_values(problem:
         msgspec.structs.replace(r, score=0.5) if r.benchmark == "bench-000" else r
         for r in problem.results
     ]
-    with pytest.raises(CalibrationRejected, match="non-finite"):
+    with pytest.raises(CalibrationCheckFailed, match="non-finite"):
         calibrate(Observations.build(flat, problem.benchmarks), set(problem.reference))
 
 

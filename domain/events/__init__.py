@@ -1,0 +1,66 @@
+"""Every fact the ledger records: frozen msgspec Structs, tagged by their type name, one module
+per area, and the one union the ledger decodes.
+
+Schemas only grow: a new field goes last and has a default; a breaking change is a new type.
+"""
+
+from __future__ import annotations
+
+from domain.events.base import Count, Event, InputRecord, Text, Value, require_utc
+from domain.events.evidence import Evidence, EvidenceTransformed, Fingerprint, RecordingWithheld
+from domain.events.methodology import (
+    Agent,
+    AttemptKind,
+    EditionDrafted,
+    Pool,
+    Project,
+    ProjectReviewCleared,
+    Report,
+    RerunRequested,
+    RunRecorded,
+    RunStatus,
+    SourceType,
+    TestDepth,
+)
+from domain.events.siiq import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
+
+DomainEvent = (
+    EditionDrafted
+    | RunRecorded
+    | ProjectReviewCleared
+    | EvidenceTransformed
+    | RecordingWithheld
+    | RerunRequested
+    | SiiqInputsRecorded
+    | CalibrationAccepted
+    | CalibrationRejected
+)
+"""The tagged union the ledger decodes; extend it with every new event type."""
+
+__all__ = [
+    "Agent",
+    "AttemptKind",
+    "CalibrationAccepted",
+    "CalibrationRejected",
+    "Count",
+    "DomainEvent",
+    "EditionDrafted",
+    "Event",
+    "Evidence",
+    "EvidenceTransformed",
+    "Fingerprint",
+    "InputRecord",
+    "Pool",
+    "Project",
+    "ProjectReviewCleared",
+    "RecordingWithheld",
+    "Report",
+    "RerunRequested",
+    "RunRecorded",
+    "RunStatus",
+    "SourceType",
+    "TestDepth",
+    "Text",
+    "Value",
+    "require_utc",
+]

@@ -1,0 +1,53 @@
+"""Facts about a run's evidence files (methodology section 17)."""
+
+from __future__ import annotations
+
+from typing import Annotated
+
+import msgspec
+
+from domain.events import streams
+from domain.events.base import Count, Event, Text, Value
+
+
+class Fingerprint(Value, frozen=True):
+    """An evidence file as it arrived: its SHA-256 and size (methodology section 17)."""
+
+    sha256: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
+    bytes: Count
+
+
+class Evidence(Value, frozen=True):
+    log: Fingerprint | None = None
+    cast: Fingerprint | None = None
+
+
+class EvidenceTransformed(Event, frozen=True):
+    """One transform of section 17 applied to one of a run's files (or its quoted text): what
+    went in and came out, by SHA-256, and how many things it changed; never the secret."""
+
+    run_id: Text
+    kind: str
+    transform: str
+    version: int
+    input_sha256: str
+    output_sha256: str
+    counts: dict[str, int]
+
+    @property
+    def stream(self) -> str:
+        return streams.evidence(self.run_id, self.kind)
+
+
+class RecordingWithheld(Event, frozen=True):
+    """Section 17: a file that cannot be shown to be free of a live credential, or whose key
+    material cannot be shown masked, is never served."""
+
+    run_id: Text
+    kind: str
+    input_sha256: str
+    reason: str
+
+    @property
+    def stream(self) -> str:
+        return streams.evidence(self.run_id, self.kind)

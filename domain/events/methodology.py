@@ -1,0 +1,123 @@
+"""Facts of the Argusic methodology: editions, runs, reviews and reruns."""
+
+from __future__ import annotations
+
+from datetime import date, datetime
+from typing import Annotated, Literal
+
+import msgspec
+
+from domain.events import streams
+from domain.events.base import Count, Event, Text, Value
+from domain.events.evidence import Evidence
+
+SourceType = Literal[
+    "repository",
+    "huggingface_model",
+    "huggingface_space",
+    "package",
+    "vendor_tool",
+    "cloud_template",
+    "container_image",
+    "mcp_server",
+]
+"""Methodology section 6a: what a tested project can be."""
+
+Pool = Literal["public", "secret"]
+AttemptKind = Literal["standard", "retry", "stronger"]
+RunStatus = Literal["finished", "timeout", "invalid"]
+TestDepth = Literal["tier1_real", "tier2_mock", "tier3_none"]
+
+
+class EditionDrafted(Event, frozen=True):
+    """A changelog edition of the methodology was written down (methodology section 20)."""
+
+    version: str
+    drafted: date
+    summary: str
+
+    @property
+    def stream(self) -> str:
+        return streams.edition(self.version)
+
+
+class Project(Value, frozen=True):
+    """A tested project, pinned (methodology sections 6 and 6a)."""
+
+    id: Text
+    source_type: SourceType
+    pool: Pool
+    repo: str | None = None
+    commit: str | None = None
+    heavy: bool = False
+    needs_gpu: bool = False
+    repo_size_mb: Annotated[float, msgspec.Meta(ge=0)] | None = None
+    description: str | None = None
+    """The repository's own description, stored as its author wrote it."""
+
+
+class Agent(Value, frozen=True):
+    """A fixed, version-pinned agent: model and harness (methodology section 4)."""
+
+    id: Text
+    model: Text
+    model_version: Text
+    harness: Text
+    harness_version: Text
+
+
+class Report(Value, frozen=True):
+    """What the agent reported at the end of a run (methodology sections 8 and 16)."""
+
+    installed: bool
+    started: bool
+    errors_found: Count
+    errors_fixed: Count
+    test_depth: TestDepth
+    verified_how: str | None = None
+    final_state: str | None = None
+
+
+class RunRecorded(Event, frozen=True):
+    """One run of an agent on a project, as its harness reported it; outcome and score are
+    derived from it by the rubric, never recorded (methodology sections 7 and 8)."""
+
+    run_id: Text
+    cycle: str
+    edition: str
+    project: Project
+    agent: Agent
+    attempt: AttemptKind
+    started_at: datetime
+    finished_at: datetime
+    status: RunStatus
+    invalid_reason: str | None
+    report: Report | None
+    evidence: Evidence
+
+    @property
+    def stream(self) -> str:
+        return streams.run(self.run_id)
+
+
+class ProjectReviewCleared(Event, frozen=True):
+    """A person reviewed a project put under review and cleared it (methodology section 15)."""
+
+    project_id: Text
+    reviewer: Text
+    note: str
+
+    @property
+    def stream(self) -> str:
+        return streams.review(self.project_id)
+
+
+class RerunRequested(Event, frozen=True):
+    """Section 17: a run whose evidence was withheld is run again."""
+
+    run_id: Text
+    reason: str
+
+    @property
+    def stream(self) -> str:
+        return streams.rerun(self.run_id)
