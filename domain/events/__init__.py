@@ -58,6 +58,7 @@ __all__ = [
     "RerunRequested",
     "RunRecorded",
     "RunStatus",
+    "SiiqInputsRecorded",
     "SourceType",
     "TestDepth",
     "Text",
