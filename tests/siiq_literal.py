@@ -1,11 +1,11 @@
-"""The straightforward computations the SI-IQ engine replaced for speed, written the plain way
-(a Python loop per model or per result, the dense SVD of the full Jacobian), so the tests can
-compare the engine's versions with them and the benchmark can time them as its baseline.
-Nothing here is imported by domain/."""
+"""The straightforward computations the SI-IQ engine replaced for speed, as the engine had them
+before (the dense SVD of the full Jacobian, a loop over the held-out models, a search from
+every model, a sort of the (model, family) keys), so the tests can compare the engine's
+versions with them and the benchmark can time them as its baseline. Nothing in domain/
+imports this."""
 
 from __future__ import annotations
 
-from collections import Counter
 from collections.abc import Iterator
 from contextlib import contextmanager
 from unittest import mock
@@ -19,15 +19,15 @@ from domain.siiq.scores import Parameters, closed_form, sums
 
 
 def null_directions(obs: Observations, params: Parameters, theta: Floats) -> int:
-    """A13 as written: the Jacobian of alpha_b theta_m + beta_b, one row per result filled in
-    a loop, columns theta (every model), alpha and beta (every benchmark); columns minus the
-    rank of numpy's matrix_rank (dense SVD, tolerance s_max * max(shape) * eps)."""
-    models, benches = len(obs.models), len(obs.benchmarks)
-    jacobian = np.zeros((len(obs.m), models + 2 * benches))
-    for row, (m, b) in enumerate(zip(obs.m.tolist(), obs.b.tolist(), strict=True)):
-        jacobian[row, m] = params.alpha[b]
-        jacobian[row, models + b] = theta[m]
-        jacobian[row, models + benches + b] = 1.0
+    """A13 as written: the dense Jacobian of alpha_b theta_m + beta_b, one row per result,
+    columns theta (every model), alpha and beta (every benchmark); columns minus the rank
+    numpy's matrix_rank finds (dense SVD, tolerance s_max * max(shape) * eps)."""
+    models, benches, rows = len(obs.models), len(obs.benchmarks), len(obs.m)
+    jacobian = np.zeros((rows, models + 2 * benches))
+    index = np.arange(rows)
+    jacobian[index, obs.m] = params.alpha[obs.b]
+    jacobian[index, models + obs.b] = theta[obs.m]
+    jacobian[index, models + benches + obs.b] = 1.0
     return models + 2 * benches - int(np.linalg.matrix_rank(jacobian))
 
 
@@ -62,11 +62,12 @@ def largest_component(obs: Observations) -> Observations:
 
 
 def family_counts(obs: Observations) -> Floats:
-    """Section 5's F_b per result: the model's results in the family of the result's benchmark."""
-    rows = zip(obs.m.tolist(), obs.b.tolist(), strict=True)
-    pairs = [(m, obs.benchmarks[b].family) for m, b in rows]
-    count = Counter(pairs)
-    return np.array([float(count[pair]) for pair in pairs], dtype=np.float64)
+    """Section 5's F_b per result: the model's results in the family of the result's
+    benchmark, by counting the distinct (model, family) keys."""
+    family = obs.family_index()[obs.b] if len(obs.b) else obs.b
+    key = obs.m * (int(family.max(initial=0)) + 1) + family
+    _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
+    return np.asarray(counts[inverse], dtype=np.float64)
 
 
 def half_differences(full: Observations, fold: Calibration, held_out: list[str]) -> list[float]:

@@ -18,16 +18,17 @@ from domain.siiq.calibration import (
     null_directions,
     only_shift_and_stretch,
 )
-from domain.siiq.data import Observations
+from domain.siiq.data import Floats, Observations
 from domain.siiq.index import build_index, run_calibration
 from domain.siiq.kappa import folds, half_differences
 from domain.siiq.records import Benchmark, Result
+from domain.siiq.scores import Parameters
 from tests import siiq_literal as literal
 from tests.domain.test_siiq_calibration import two_groups
 from tests.siiq_synthetic import Problem, jacobian_at, linked_groups
 
 
-def rank_deficient(name: str) -> tuple[object, ...]:
+def rank_deficient(name: str) -> tuple[Observations, Parameters, Floats]:
     rng = np.random.default_rng(17)
     if name == "groups linked by one model":
         return linked_groups(rng, shared=1)
@@ -56,9 +57,9 @@ def test_null_directions_of_rank_deficient_problems_are_those_of_the_dense_svd(
     name: str, directions: int
 ) -> None:
     obs, params, theta = rank_deficient(name)
-    assert literal.null_directions(obs, params, theta) == directions  # type: ignore[arg-type]
-    assert not only_shift_and_stretch(obs, params, theta)  # type: ignore[arg-type]
-    assert null_directions(obs, params, theta) == directions  # type: ignore[arg-type]
+    assert literal.null_directions(obs, params, theta) == directions
+    assert not only_shift_and_stretch(obs, params, theta)
+    assert null_directions(obs, params, theta) == directions
 
 
 @pytest.mark.parametrize("gap", [1.0, 1e-2, 1e-5, 1e-9, 1e-13, 0.0])
