@@ -22,6 +22,7 @@ import time
 from collections.abc import Callable
 from datetime import date
 from pathlib import Path
+from typing import TypeVar
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 # One core: BLAS and OpenMP to one thread, set before numpy is imported.
@@ -39,6 +40,7 @@ from tests.siiq_synthetic import Problem
 
 TARGET_CALIBRATION, TARGET_SCORING = 1.0, 1.0
 REPEATS, BASELINE_REPEATS = 5, 2
+T = TypeVar("T")
 
 
 def numpy_share(profile: pstats.Stats) -> float:
@@ -55,13 +57,13 @@ def numpy_share(profile: pstats.Stats) -> float:
     return inside / total if total else 0.0
 
 
-def best_of(repeats: int, work: Callable[[], CalibrationSummary]) -> tuple[float, bytes]:
+def best_of(repeats: int, work: Callable[[], T]) -> tuple[float, T]:
     """The shortest of `repeats` runs (the least disturbed by the machine's other work) and
-    the encoded result of the last."""
-    times, result = [], b""
+    the result of the last."""
+    times = []
     for _ in range(repeats):
         started = time.perf_counter()
-        result = msgspec.json.encode(work())
+        result = work()
         times.append(time.perf_counter() - started)
     return min(times), result
 
@@ -75,14 +77,14 @@ def main() -> None:
     def calibrate() -> CalibrationSummary:
         return run_calibration(obs, problem.benchmarks, set(), problem.reference)
 
-    calibration, ours = best_of(REPEATS, calibrate)
+    calibration, summary = best_of(REPEATS, calibrate)
     with literal_engine():
         baseline, straight = best_of(BASELINE_REPEATS, calibrate)
-    if ours != straight:
+    if msgspec.json.encode(summary) != msgspec.json.encode(straight):
         raise SystemExit("bench_siiq: the engine and the straightforward computation differ")
     profiler = cProfile.Profile()
     profiler.enable()
-    summary = calibrate()
+    calibrate()
     profiler.disable()
     share = numpy_share(pstats.Stats(profiler))
     newcomers = [
@@ -96,12 +98,10 @@ def main() -> None:
         for i in range(10_000)
         for j, b in enumerate(problem.benchmarks[i % 40 : i % 40 + 12])
     ]
-    started = time.perf_counter()
-    document = build_index(newcomers, summary)
-    scoring = time.perf_counter() - started
+    scoring, document = best_of(REPEATS, lambda: build_index(newcomers, summary))
     machine = (
-        f"{platform.node()}, {platform.processor() or platform.machine()}, "
-        f"{os.cpu_count()} cores (pinned to one, BLAS 1 thread), Python {platform.python_version()}"
+        f"{platform.node()}, {cpu()}, {os.cpu_count()} cores (pinned to one, BLAS 1 thread), "
+        f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}"
     )
     print(f"# SI-IQ benchmark, {time.strftime('%Y-%m-%d')}, {machine}\n")
     print("| work | seconds | baseline seconds | ours / baseline | target | |")
@@ -120,6 +120,17 @@ def main() -> None:
         "with the dense SVD of the full Jacobian in every rank check and the other "
         "straightforward computations (tests/siiq_literal.py); identical output"
     )
+
+
+def cpu() -> str:
+    """The processor's model name where Linux tells it."""
+    info = Path("/proc/cpuinfo")
+    names = [
+        line.split(":", 1)[1].strip()
+        for line in (info.read_text().splitlines() if info.exists() else [])
+        if line.startswith("model name")
+    ]
+    return names[0] if names else platform.machine()
 
 
 def row(work: str, seconds: float, baseline: float | None, target: float) -> str:

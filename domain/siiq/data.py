@@ -158,13 +158,8 @@ class Observations:
         bench_index = {b.benchmark: i for i, b in enumerate(kept)}
         m = np.array([model_index[r.model] for r in used], dtype=np.int64)
         b = np.array([bench_index[r.benchmark] for r in used], dtype=np.int64)
-        params = np.array(
-            [
-                (by_name[r.benchmark].chance, by_name[r.benchmark].ceiling, by_name[r.benchmark].n)
-                for r in used
-            ],
-            dtype=np.float64,
-        ).reshape(-1, 3)
+        params = np.array([(x.chance, x.ceiling, x.n) for x in kept], dtype=np.float64)
+        params = params.reshape(-1, 3)[b]
         scores = np.array([r.score for r in used], dtype=np.float64)
         t = transform(scores, params[:, 0], params[:, 1], params[:, 2])
         return cls(models, kept, m, b, t.y, t.v)
