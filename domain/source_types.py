@@ -31,3 +31,16 @@ def source_table(tested: Iterable[tuple[SourceType, Pool, str]]) -> list[SourceR
         )
         for source in SOURCE_TYPES
     ]
+
+
+VERIFIED_CLAIMS: dict[SourceType, str] = {
+    "huggingface_model": "the documented snippet produced output"
+}
+"""Section 6a: what a pass verifies, where it is not the product as a whole."""
+
+
+def verified_claim(source_type: SourceType) -> str:
+    """Methodology section 6a: for a Hugging Face model the verified behaviour is "the
+    documented snippet produced output", never "the product works"; the run page says which,
+    in those words."""
+    return VERIFIED_CLAIMS.get(source_type, "the product works")

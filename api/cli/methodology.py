@@ -98,7 +98,9 @@ def _evidence_lines(copies: dict[str, EvidenceView]) -> list[str]:
 def _editions_human(view: EditionsView) -> str:
     return (
         "\n".join(
-            f"v{e.version}  drafted {e.drafted}  effective since {e.effective_since or '-'}"
+            f"v{e.version}  drafted {e.drafted}"
+            + (f"  decided {e.decided}" if e.decided else "")
+            + f"  effective since {e.effective_since or '-'}"
             + ("  (differs from drafted)" if e.differs_from_drafted else "")
             for e in view.editions
         )

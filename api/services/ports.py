@@ -11,24 +11,25 @@ from typing import Protocol, runtime_checkable
 from domain.events import Fingerprint
 
 
-@runtime_checkable
-class Arrival(Protocol):
-    """A source file read once, stored as it is read (see `EvidenceStore.receive`)."""
+class Writer(Protocol):
+    """A file being stored: its bytes written in order, its fingerprint known once it ends."""
 
-    def __iter__(self) -> Iterator[bytes]: ...
+    def write(self, chunk: bytes) -> None: ...
 
     @property
-    def fingerprint(self) -> Fingerprint:
-        """The SHA-256 and size of every byte of the file, known once the arrival ended."""
-        ...
+    def fingerprint(self) -> Fingerprint | None: ...
 
 
 @runtime_checkable
 class EvidenceStore(Protocol):
     """Content-addressed evidence: every file kept whole under its SHA-256, never changed."""
 
-    def receive(self, source: Path) -> AbstractContextManager[Arrival]:
-        """Read `source` once, storing what the reader takes and then what it leaves."""
+    def source(self, path: Path) -> Iterator[bytes]:
+        """A file to be received (an evidence file a record names), in chunks."""
+        ...
+
+    def storing(self) -> AbstractContextManager[Writer]:
+        """Store the bytes written, under their SHA-256, when the block ends without an error."""
         ...
 
     def put_stream(self, chunks: Iterable[bytes]) -> Fingerprint: ...

@@ -15,10 +15,12 @@ from domain.events.methodology import (
     Pool,
     Project,
     ProjectReviewCleared,
+    ProjectReviewed,
     Report,
     RerunRequested,
     RunRecorded,
     RunStatus,
+    RunVoided,
     SourceType,
     TestDepth,
 )
@@ -28,6 +30,8 @@ DomainEvent = (
     EditionDrafted
     | RunRecorded
     | ProjectReviewCleared
+    | ProjectReviewed
+    | RunVoided
     | EvidenceTransformed
     | RecordingWithheld
     | RerunRequested
@@ -53,11 +57,13 @@ __all__ = [
     "Pool",
     "Project",
     "ProjectReviewCleared",
+    "ProjectReviewed",
     "RecordingWithheld",
     "Report",
     "RerunRequested",
     "RunRecorded",
     "RunStatus",
+    "RunVoided",
     "SiiqInputsRecorded",
     "SourceType",
     "TestDepth",

@@ -30,10 +30,21 @@ class LeaderboardView(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def leaderboard_view(state: Methodology, as_of: int, cycle: str) -> LeaderboardView:
+    """Sections 6a, 9 and 10: the cycle's valid runs of source types in use, by agent."""
+    in_use = state.sources_in_use()
     scored = [
-        ScoredRun(j.event.agent.id, j.event.project.id, j.lines.total, passed(j.outcome))
+        ScoredRun(
+            j.event.agent.id,
+            j.event.project.id,
+            j.lines.total,
+            passed(j.outcome),
+            j.event.attempt == "stronger",
+        )
         for j in state.judged()
-        if j.event.cycle == cycle and j.outcome is not None and j.lines is not None
+        if j.event.cycle == cycle
+        and j.outcome is not None
+        and j.lines is not None
+        and j.event.project.source_type in in_use
     ]
     rows = [
         LeaderboardRow(
@@ -44,6 +55,6 @@ def leaderboard_view(state: Methodology, as_of: int, cycle: str) -> LeaderboardV
             projects_counted=s.projects_counted,
             excluded=[ExcludedRow(e.project, e.reason) for e in s.excluded],
         )
-        for s in leaderboard(scored, state.projects_under_review())
+        for s in leaderboard(scored, state.under_review(cycle))
     ]
     return LeaderboardView(cycle=cycle, as_of=as_of, rows=rows)

@@ -10,15 +10,26 @@ from domain.source_types import SOURCE_TYPES, source_table
 
 
 def test_a_project_every_agent_failed_is_under_review() -> None:
-    assert is_under_review(["fail", "timeout", "fail"])
+    assert is_under_review({"a": ["fail", "timeout"], "b": ["fail"]}, None)
 
 
 def test_one_pass_keeps_a_project_out_of_review() -> None:
-    assert not is_under_review(["fail", "pass_mock", "timeout"])
+    assert not is_under_review({"a": ["fail", "timeout"], "b": ["pass_mock"]}, None)
 
 
 def test_a_project_nobody_attempted_is_not_under_review() -> None:
-    assert not is_under_review([])
+    assert not is_under_review({}, None)
+    assert not is_under_review({"a": []}, {"a"})
+
+
+def test_one_agent_failing_alone_is_not_every_agent_without_a_roster() -> None:
+    assert not is_under_review({"a": ["fail", "fail", "fail"]}, None)
+
+
+def test_with_a_roster_every_roster_agent_must_have_failed() -> None:
+    assert not is_under_review({"a": ["fail"], "b": ["fail"]}, {"a", "b", "c"})
+    assert is_under_review({"a": ["fail"], "b": ["fail"], "c": ["timeout"]}, {"a", "b", "c"})
+    assert is_under_review({"a": ["fail"]}, {"a"})
 
 
 def test_effective_since_is_the_first_run_measured_with_the_edition() -> None:
