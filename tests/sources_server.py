@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 import io
 import threading
+import time
 import zipfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -47,6 +48,7 @@ class Served:
     content_type: str = "application/octet-stream"
     status: int = 200
     version: int = 0
+    delay: float = 0.0
 
     @property
     def etag(self) -> str:
@@ -99,6 +101,10 @@ class SourceServer:
     def fail(self, path: str, status: int = 503) -> None:
         self.files[path].status = status
 
+    def slow(self, path: str, seconds: float) -> None:
+        """Wait before answering (a server that hangs)."""
+        self.files[path].delay = seconds
+
     def statuses(self, path: str) -> list[int]:
         return [status for p, status in self.log if p == path]
 
@@ -112,6 +118,8 @@ def _handler(server: SourceServer) -> type[BaseHTTPRequestHandler]:
             served = server.files.get(path)
             if served is None:
                 return self._send(path, 404, b"not found", "text/plain", {})
+            if served.delay:
+                time.sleep(served.delay)
             if served.status != 200:
                 return self._send(path, served.status, b"unavailable", "text/plain", {})
             headers = {"ETag": served.etag, "Last-Modified": served.last_modified}
@@ -159,7 +167,7 @@ def serving(server: SourceServer | None = None) -> Iterator[SourceServer]:
     state = server or SourceServer()
     httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
     state.base = f"http://127.0.0.1:{httpd.server_address[1]}"
-    thread = threading.Thread(target=httpd.serve_forever, daemon=True)
+    thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()
     try:
         yield state

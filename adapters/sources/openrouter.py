@@ -84,7 +84,7 @@ def parse(name: str, data: bytes) -> list[Table]:
     digest = sha256(data)
     table = records_table(file, digest, rows)
     require_columns(table, ROW_FIELDS)
-    bad = next((r for r in rows if not str(r[SCORE]).isdigit()), None)
+    bad = next((r for r in rows if not (isinstance(r[SCORE], str) and r[SCORE].isdigit())), None)
     if bad is not None:
         raise SourceFormatError(file, f"{SCORE} {bad[SCORE]!r} is not a decimal string")
     return [table, records_table(f"{file}#meta", digest, [meta])]
