@@ -46,7 +46,10 @@ def convert(data: Path, out: Path) -> Counter[str]:
     tables = {
         p.name: csv_table(p.name, p.read_bytes()).rows for p in sorted(snapshot.glob("*.csv"))
     }
-    where = SnapshotFile(url=str(SNAPSHOT), sha256=sha256((snapshot / GROUPS_TABLE).read_bytes()))
+    where = {
+        name: SnapshotFile(url=f"{SNAPSHOT}/{name}", sha256=sha256((snapshot / name).read_bytes()))
+        for name in tables
+    }
     intake = epoch_intake(exports, tables, where, (), REFERENCE_GROUP)
     out.mkdir(parents=True, exist_ok=True)
     write(

@@ -23,6 +23,12 @@ from domain.events.methodology import (
     TestDepth,
 )
 from domain.events.siiq import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
+from domain.events.sources import (
+    AliasApproved,
+    SourceSnapshotRecorded,
+    SourceTableRecorded,
+    TableSummary,
+)
 
 DomainEvent = (
     EditionDrafted
@@ -34,11 +40,15 @@ DomainEvent = (
     | SiiqInputsRecorded
     | CalibrationAccepted
     | CalibrationRejected
+    | SourceSnapshotRecorded
+    | SourceTableRecorded
+    | AliasApproved
 )
 """The tagged union the ledger decodes; extend it with every new event type."""
 
 __all__ = [
     "Agent",
+    "AliasApproved",
     "AttemptKind",
     "CalibrationAccepted",
     "CalibrationRejected",
@@ -58,7 +68,11 @@ __all__ = [
     "RerunRequested",
     "RunRecorded",
     "RunStatus",
+    "SiiqInputsRecorded",
+    "SourceSnapshotRecorded",
+    "SourceTableRecorded",
     "SourceType",
+    "TableSummary",
     "TestDepth",
     "Text",
     "Value",

@@ -69,13 +69,13 @@ class SnapshotFile(msgspec.Struct, frozen=True, kw_only=True):
 def epoch_intake(
     exports: Sequence[Sequence[Version]],
     tables: Mapping[str, Sequence[Row]],
-    where: SnapshotFile,
+    where: Mapping[str, SnapshotFile],
     aliases: Iterable[Alias] = (),
     reference: Iterable[str] = (),
 ) -> Intake:
     """The index's inputs from the newest export's benchmark tables: per row, the score
     (section 2), the model group (section 1, "Qué modelo", `exports` oldest first), and
-    independence (section 1.1)."""
+    independence (section 1.1). `where` gives each table's file (address and SHA-256)."""
     groups = epoch_groups(exports, reference, aliases)
     released = {v.version: v.released for v in (exports[-1] if exports else ())}
     tally: Counter[str] = Counter()
@@ -122,8 +122,8 @@ def epoch_intake(
                         benchmark=name,
                         value=score,
                         row=row,
-                        url=where.url,
-                        sha256=where.sha256,
+                        url=where[source.table].url,
+                        sha256=where[source.table].sha256,
                         source=EPOCH,
                         file=source.table,
                     )
