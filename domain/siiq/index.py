@@ -21,6 +21,7 @@ from domain.siiq.records import (
     CalibrationSummary,
     Result,
 )
+from domain.siiq.reference_group import every_missing_member
 from domain.siiq.scores import (
     Eligibility,
     Parameters,
@@ -48,7 +49,7 @@ def run_calibration(
         left_out = dict.fromkeys(invalid, "invalid configuration") | rejected.dropped
         return _summary(
             False,
-            rejected.reason,
+            every_missing_member(obs, group, rejected) or rejected.reason,
             main=None,
             benchmarks=benchmarks,
             left_out=left_out,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
+from datetime import date
 from typing import Any
 
 import msgspec
@@ -16,6 +17,7 @@ from domain.siiq.benchmark_sources import (
     ORGANIZATION,
     RELEASED,
     VERSION,
+    BenchmarkSource,
     definition,
     score_of,
 )
@@ -87,47 +89,20 @@ def epoch_intake(
             continue
         used: list[Row] = []
         for row in tables[source.table]:
-            score = score_of(source, row)
             version = trimmed(row.get(VERSION))
             match = groups.get(version) or Match(
                 source=EPOCH, name=version, group=None, reason="not in Epoch AI's groups table"
             )
-            if score is None:
-                tally[NO_SCORE] += 1
-            elif match.group is None:
-                tally[NOT_MATCHED] += 1
-                if version:
-                    waiting.setdefault(version, match)
-            elif developer_reported(row, str(row.get(ORGANIZATION) or "")):
-                tally[DEVELOPER] += 1
-            else:
-                tally["kept"] += 1
+            why = left_out(source, row, match)
+            tally[why or "kept"] += 1
+            if why == NOT_MATCHED and version:
+                waiting.setdefault(version, match)
+            if why is None and match.group is not None:
                 used.append(row)
                 day = released.get(version) or release_date(row.get(RELEASED))
-                config = version.rsplit("_", 1)[1] if "_" in version else ""
-                results.append(
-                    Result(
-                        model=match.group,
-                        benchmark=name,
-                        score=score,
-                        evaluator=source.evaluator,
-                        released=day,
-                        config=config,
-                        source=source.table,
-                    )
-                )
-                evidence.append(
-                    EvidenceLine(
-                        model=match.group,
-                        benchmark=name,
-                        value=score,
-                        row=row,
-                        url=where[source.table].url,
-                        sha256=where[source.table].sha256,
-                        source=EPOCH,
-                        file=source.table,
-                    )
-                )
+                result = _result(name, source, row, group=match.group, version=version, day=day)
+                results.append(result)
+                evidence.append(_line(result, row, where[source.table]))
         benchmarks.append(definition(name, source, used))
     return Intake(
         results=results,
@@ -135,4 +110,43 @@ def epoch_intake(
         evidence=evidence,
         waiting=sorted(waiting.values(), key=lambda m: m.name),
         left_out=dict(sorted(tally.items())),
+    )
+
+
+def left_out(source: BenchmarkSource, row: Row, match: Match) -> str | None:
+    """Why a row of a benchmark table is not an input, or None when it is: no score (section 2),
+    a version not matched to a model group (section 1), the developer's own number (1.1)."""
+    if score_of(source, row) is None:
+        return NO_SCORE
+    if match.group is None:
+        return NOT_MATCHED
+    if developer_reported(row, str(row.get(ORGANIZATION) or "")):
+        return DEVELOPER
+    return None
+
+
+def _result(
+    name: str, source: BenchmarkSource, row: Row, *, group: str, version: str, day: date | None
+) -> Result:
+    return Result(
+        model=group,
+        benchmark=name,
+        score=score_of(source, row) or 0.0,
+        evaluator=source.evaluator,
+        released=day,
+        config=version.rsplit("_", 1)[1] if "_" in version else "",
+        source=source.table,
+    )
+
+
+def _line(result: Result, row: Row, where: SnapshotFile) -> EvidenceLine:
+    return EvidenceLine(
+        model=result.model,
+        benchmark=result.benchmark,
+        value=result.score,
+        row=row,
+        url=where.url,
+        sha256=where.sha256,
+        source=EPOCH,
+        file=result.source,
     )

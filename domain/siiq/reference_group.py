@@ -2,6 +2,16 @@
 
 from __future__ import annotations
 
+from collections.abc import Set
+
+from domain.siiq.calibration import (
+    ALPHA_AT_FLOOR,
+    RANK_CHECK,
+    CalibrationCheckFailed,
+    eligible,
+)
+from domain.siiq.data import Observations
+
 REFERENCE_GROUP: tuple[str, ...] = (
     "Claude 3.7 Sonnet",
     "Claude Haiku 4.5",
@@ -48,3 +58,25 @@ REFERENCE_GROUP: tuple[str, ...] = (
     "Qwen3-32B",
     "Qwen3-Max",
 )
+
+
+def missing_reference_members(
+    obs: Observations, reference: Set[str], excluded: Set[str]
+) -> list[str]:
+    """SI-IQ section 3 (decision A7): every member of the frozen reference group that is not in
+    the fitted set (step 1 with the benchmarks dropped so far), in code-point order."""
+    fitted, _ = eligible(obs, reference, excluded)
+    return sorted(reference - set(fitted.models))
+
+
+def every_missing_member(
+    obs: Observations, reference: Set[str], rejected: CalibrationCheckFailed
+) -> str | None:
+    """A rejection for a missing reference member names them all, not only the first."""
+    if not rejected.reason.startswith("reference model "):
+        return None
+    dropped = {n for n, why in rejected.dropped.items() if why in (RANK_CHECK, ALPHA_AT_FLOOR)}
+    missing = missing_reference_members(obs, reference, dropped)
+    if len(missing) < 2:
+        return None
+    return f"reference models {', '.join(missing)} are missing from the fitted set"
