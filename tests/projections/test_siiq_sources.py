@@ -11,7 +11,7 @@ from domain.events import AliasApproved, DomainEvent
 from domain.siiq.snapshots import snapshot_decision
 from ledger.ledger import RecordedEvent
 from projections.base import fold
-from projections.sources import (
+from projections.siiq_sources import (
     Sources,
     SourcesProjection,
     current_intake,

@@ -35,7 +35,7 @@ class Sources(msgspec.Struct, kw_only=True):
 
 
 class SourcesProjection:
-    name = "sources.v1"
+    name = "siiq-sources.v1"
     model_type = Sources
 
     def initial(self) -> Sources:
