@@ -34,7 +34,7 @@ class Sources(msgspec.Struct, kw_only=True):
     aliases: list[Alias] = []
 
 
-class SourcesProjection:
+class SiiqSourcesProjection:
     name = "siiq-sources.v1"
     model_type = Sources
 

@@ -22,7 +22,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from adapters.artifacts import FileArtifactStore
 from adapters.sources import epoch
 from adapters.sources.github import CommitResolver
-from adapters.sources.http import HttpFetcher, Validators
+from adapters.sources.http import HttpFetcher
 from adapters.sources.reader import SourceReader
 from tests.sources_server import DATA, EPOCH_APR, epoch_zip, serving
 
@@ -77,13 +77,12 @@ def main() -> None:
             archive = FileArtifactStore(folder / "archive")
             clock = lambda: datetime.now(UTC)  # noqa: E731
             reader = SourceReader(fetcher, CommitResolver(fetcher), archive, clock)
-            first = {s: reader.read(s, a, Validators(), None) for s, a in addresses.items()}
-            held = {s: (Validators(a.etag, a.last_modified), a.sha256) for s, a in first.items()}
+            first = {s: reader.read(s, a, None, None, None) for s, a in addresses.items()}
+            held = {s: (a.etag, a.last_modified, a.sha256) for s, a in first.items()}
 
             def round_of_six() -> None:
                 for source, address in addresses.items():
-                    validators, sha = held[source]
-                    answer = reader.read(source, address, validators, sha)
+                    answer = reader.read(source, address, *held[source])
                     assert answer.not_modified, (source, answer.failure)
 
             fetch = best(round_of_six)

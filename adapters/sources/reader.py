@@ -44,11 +44,17 @@ class SourceReader:
         self.clock = clock
 
     def read(
-        self, source: str, address: str, validators: Validators, current: str | None
+        self,
+        source: str,
+        address: str,
+        etag: str | None,
+        last_modified: str | None,
+        current: str | None,
     ) -> Answer:
-        """What `address` of `source` gives now, against the validators and SHA-256 of the
-        file held as current."""
+        """What `address` of `source` gives now, against the validators (ETag, Last-Modified)
+        and the SHA-256 of the file held as current."""
         fetched_at = self.clock()
+        validators = Validators(etag, last_modified)
         url = address
         try:
             url = self.resolver.address(address)

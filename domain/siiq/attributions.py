@@ -69,3 +69,9 @@ def attribution(source: str) -> Attribution:
 def attributions(sources: Iterable[str]) -> list[Attribution]:
     """The attributions of these sources, once each, in source order."""
     return [ATTRIBUTIONS[s] for s in sorted(set(sources))]
+
+
+def sources_of(inputs: Iterable[str]) -> list[str]:
+    """The sources named by a calibration's inputs (keys "<source> <address>", as
+    `siiq update` records them); inputs from hand-made files name none."""
+    return sorted({key.split(" ", 1)[0] for key in inputs} & set(ATTRIBUTIONS))

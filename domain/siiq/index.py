@@ -11,6 +11,7 @@ import numpy as np
 
 from domain.errors import NotFound
 from domain.siiq import METHOD_VERSION
+from domain.siiq.attributions import Attribution
 from domain.siiq.calibration import Calibration, CalibrationCheckFailed, calibrate
 from domain.siiq.data import Observations
 from domain.siiq.kappa import kappa
@@ -158,6 +159,7 @@ class IndexDocument(msgspec.Struct, frozen=True, kw_only=True):
     version: str
     calibration: CalibrationSummary
     models: list[ModelEntry]
+    attributions: list[Attribution] = msgspec.field(default_factory=list)
 
 
 def calibrated_parameters(summary: CalibrationSummary) -> tuple[list[Benchmark], Parameters]:

@@ -12,8 +12,8 @@ from domain.siiq.snapshots import snapshot_decision
 from ledger.ledger import RecordedEvent
 from projections.base import fold
 from projections.siiq_sources import (
+    SiiqSourcesProjection,
     Sources,
-    SourcesProjection,
     current_intake,
     evidence_jsonl,
     status_document,
@@ -46,7 +46,7 @@ def history() -> list[DomainEvent]:
 
 
 def model(events: list[DomainEvent]) -> Sources:
-    return fold(SourcesProjection(), recorded(events))
+    return fold(SiiqSourcesProjection(), recorded(events))
 
 
 def test_evidence_lines_are_the_input_rows_as_published() -> None:
