@@ -1,4 +1,6 @@
-"""The composition root: read the configuration, build the ledger on the chosen backend."""
+"""The composition root: read the configuration, build the ledger on the chosen backend and
+every adapter, and hand the entry points what the use cases need. The only place adapters are
+built."""
 
 from __future__ import annotations
 
@@ -10,12 +12,17 @@ from urllib.parse import parse_qs, unquote, urlsplit
 
 from eventsourcing.sqlite import SQLiteDatastore
 
+from adapters.artifacts import FileArtifactStore
+from adapters.banners import banner_patterns
 from adapters.clock import utc_now
-from ledger.keys import SigningKeyMissing, create_signer, load_signer
+from api.services.ports import Banners, EvidenceStore
+from api.services.queries import LedgerQueries, MethodologyQueries, SiiqQueries
+from domain.errors import SetupError
 from ledger.ledger import Ledger
 from ledger.note import Signer
 from ledger.postgres import PostgresLedgerDatastore, PostgresLedgerRecorder
 from ledger.sealing import Sealer, utc_text
+from ledger.signing_key import SigningKeyMissing, create_signer, load_signer
 from ledger.sqlite import SQLiteLedgerRecorder
 from ledger.store import LedgerRecorder
 
@@ -23,7 +30,7 @@ LOG_ORIGIN = "argusic.local/ledger"
 """The checkpoint origin and the name of the ledger's signing key."""
 
 
-class ConfigurationError(RuntimeError):
+class ConfigurationError(SetupError):
     """The configuration or the database state does not allow the command (exit 2)."""
 
 
@@ -107,3 +114,30 @@ def open_ledger(settings: Settings) -> Ledger:
             f"the key at {settings.key_path} is not this ledger's key: check ARGUSIC_HOME"
         )
     return Ledger(recorder, utc_now)
+
+
+class Argusic:
+    """Everything the entry points hand to the use cases, built on one open ledger."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        ledger: Ledger,
+        *,
+        store: EvidenceStore | None = None,
+        banners: Banners = banner_patterns,
+    ) -> None:
+        self.settings = settings
+        self.ledger = ledger
+        self.store: EvidenceStore = store or FileArtifactStore(settings.home / "artifacts")
+        self.banners = banners
+        self.ledger_queries = LedgerQueries(ledger)
+        self.methodology = MethodologyQueries(ledger)
+        self.siiq = SiiqQueries(ledger)
+
+    @classmethod
+    def open(cls, settings: Settings) -> Argusic:
+        return cls(settings, open_ledger(settings))
+
+    def close(self) -> None:
+        self.ledger.close()
