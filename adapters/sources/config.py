@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import tomllib
 from pathlib import Path
-from typing import NamedTuple
+from typing import Any, NamedTuple
 
 from adapters.sources import PARSERS
 from adapters.sources.github import GitHubBases
@@ -31,8 +31,8 @@ def load_sources_config(path: Path) -> SourcesConfig:
         document = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
         raise SetupError(f"sources configuration {path}: {e}") from e
-    github = _table(path, document.pop("github", {}), GitHubBases._fields)
-    limits = _table(path, document.pop("limits", {}), Limits._fields)
+    github = _table(path, document.pop("github", {}), GitHubBases._fields, str)
+    limits = _table(path, document.pop("limits", {}), Limits._fields, float)
     sources: dict[str, list[str]] = {}
     for name, table in document.items():
         if name not in PARSERS:
@@ -42,13 +42,19 @@ def load_sources_config(path: Path) -> SourcesConfig:
         if not isinstance(urls, list) or not urls or not all(isinstance(u, str) for u in urls):
             raise SetupError(f"sources configuration {path}: [{name}] needs urls = [...]")
         sources[name] = list(urls)
-    try:
-        return SourcesConfig(sources, GitHubBases(**github), Limits(**limits))
-    except TypeError as e:
-        raise SetupError(f"sources configuration {path}: {e}") from e
+    bounds = Limits()._replace(**limits)
+    bounds = bounds._replace(max_bytes=int(bounds.max_bytes))
+    return SourcesConfig(sources, GitHubBases()._replace(**github), bounds)
 
 
-def _table(path: Path, table: object, fields: tuple[str, ...]) -> dict[str, object]:
-    if not isinstance(table, dict) or set(table) - set(fields):
-        raise SetupError(f"sources configuration {path}: expected only {', '.join(fields)}")
-    return table
+def _table(
+    path: Path, table: object, fields: tuple[str, ...], kind: type[str] | type[float]
+) -> dict[str, Any]:
+    """An optional table of known keys, each of the expected kind (an int is a float)."""
+    if not isinstance(table, dict):
+        raise SetupError(f"sources configuration {path}: expected a table of {', '.join(fields)}")
+    for key, value in table.items():
+        right = isinstance(value, str) if kind is str else isinstance(value, int | float)
+        if key not in fields or not right or isinstance(value, bool):
+            raise SetupError(f"sources configuration {path}: {key} = {value!r} is not expected")
+    return dict(table)

@@ -1,21 +1,18 @@
-"""`siiq update` and `siiq report`: the first calibration from the latest snapshots, and what
-the real data gives under the method (SI-IQ sections 1, 3, 4 and 7)."""
+"""`siiq update`: the first calibration from the latest snapshots (SI-IQ section 3)."""
 
 from __future__ import annotations
 
 import hashlib
-from datetime import date
 
 import msgspec
 
 from api.services.queries import SiiqQueries
 from api.services.sources import SourcesQueries
 from domain.events import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
-from domain.siiq.attributions import Attribution, attributions
 from domain.siiq.data import Observations, select
 from domain.siiq.index import run_calibration
 from domain.siiq.intake import Intake
-from domain.siiq.matching import EPOCH, Match
+from domain.siiq.matching import EPOCH
 from domain.siiq.records import CalibrationSummary
 from domain.siiq.reference_group import REFERENCE_GROUP
 from ledger.ledger import Ledger
@@ -84,85 +81,3 @@ def calibration_of(
         invalid_benchmarks=selection.invalid_benchmarks,
     )
     return summary, recorded
-
-
-class ReferenceMember(msgspec.Struct, frozen=True, kw_only=True):
-    member: str
-    results: int
-    benchmarks: list[str]
-    fitted: bool
-
-
-class RankedModel(msgspec.Struct, frozen=True, kw_only=True):
-    rank: int
-    model: str
-    si_iq: int
-    low: int
-    high: int
-    position_range: list[int]
-
-
-class SiiqReport(msgspec.Struct, frozen=True, kw_only=True):
-    """`argusic siiq report`: the real data under the method."""
-
-    date: date
-    as_of: int
-    snapshots: dict[str, str]
-    left_out: dict[str, int]
-    waiting: list[Match]
-    reference: list[ReferenceMember]
-    calibration: CalibrationSummary | None
-    reasons: list[str]
-    ranking: list[RankedModel]
-    attributions: list[Attribution]
-
-
-def siiq_report(ledger: Ledger, today: date) -> SiiqReport:
-    """Which reference members have results under the matching rules, the latest calibration
-    decision with every reason, and the ranking when a calibration is in force."""
-    sources = SourcesQueries(ledger)
-    state, intake = sources.latest(), sources.intake()
-    siiq = SiiqQueries(ledger)
-    decision = siiq.reader.latest().last_decision
-    summary = decision.calibration if decision is not None else None
-    index = siiq.index()
-    results = select(intake.results, intake.benchmarks).results if intake else []
-    reference = [
-        ReferenceMember(
-            member=member,
-            results=len(found := [r.benchmark for r in results if r.model == member]),
-            benchmarks=sorted(found),
-            fitted=summary is not None and member in summary.fitted_models,
-        )
-        for member in REFERENCE_GROUP
-    ]
-    return SiiqReport(
-        date=today,
-        as_of=ledger.size(),
-        snapshots={f"{s.source} {s.url}": s.sha256 for s in good_snapshots(state, EPOCH)},
-        left_out=intake.left_out if intake else {},
-        waiting=intake.waiting if intake else [],
-        reference=reference,
-        calibration=summary,
-        reasons=_reasons(summary),
-        ranking=[
-            RankedModel(
-                rank=m.rank or 0,
-                model=m.slug,
-                si_iq=m.si_iq,
-                low=m.si_iq_low,
-                high=m.si_iq_high,
-                position_range=list(m.position_range or ()),
-            )
-            for m in index.models
-            if m.ranked
-        ],
-        attributions=attributions([EPOCH] if intake else []),
-    )
-
-
-def _reasons(summary: CalibrationSummary | None) -> list[str]:
-    if summary is None:
-        return ["no calibration has been run: `argusic siiq update` runs the first"]
-    reasons = [summary.reason] if summary.reason else []
-    return reasons + [f"{b.benchmark}: {b.reason}" for b in summary.benchmarks if not b.kept]

@@ -5,10 +5,10 @@ sources, /data/evidence.jsonl), as of any position."""
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Protocol
 
 import msgspec
 
+from api.services.ports import SourceReading
 from api.services.reader import ProjectionReader
 from domain.errors import InvalidInput
 from domain.events import SourceTableRecorded, streams
@@ -23,19 +23,6 @@ from projections.siiq_sources import (
     evidence_jsonl,
     status_document,
 )
-
-
-class SourceReading(Protocol):
-    """Reads one configured address now (`adapters.sources.reader.SourceReader`)."""
-
-    def read(
-        self,
-        source: str,
-        address: str,
-        etag: str | None,
-        last_modified: str | None,
-        current: str | None,
-    ) -> Answer: ...
 
 
 class FetchRow(msgspec.Struct, frozen=True, kw_only=True):

@@ -12,8 +12,13 @@ from typing import Literal, NamedTuple
 
 import msgspec
 
-from domain.events import SourceSnapshotRecorded, SourceTableRecorded, TableSummary, streams
-from domain.events.base import Event
+from domain.events import (
+    DomainEvent,
+    SourceSnapshotRecorded,
+    SourceTableRecorded,
+    TableSummary,
+    streams,
+)
 from domain.siiq.benchmark_sources import BY_TABLE, GROUPS_TABLE
 from domain.siiq.matching import EPOCH
 from domain.siiq.source_format import Table
@@ -43,7 +48,7 @@ class Decision(NamedTuple):
     """The fetch's status (as `argusic sources fetch` reports it) and the events to append."""
 
     status: Status
-    events: list[Event]
+    events: list[DomainEvent]
     snapshot: SourceSnapshotRecorded | None
 
 
@@ -81,7 +86,7 @@ def snapshot_decision(
         return Decision(status="unchanged", events=[back], snapshot=back)
     tables = answer.tables or []
     event = _snapshot(answer, ok=True, tables=tables)
-    rows: list[Event] = [
+    rows: list[DomainEvent] = [
         SourceTableRecorded(
             source=answer.source,
             table=t.name,
