@@ -11,19 +11,27 @@ import msgspec
 from api.services.queries import SiiqQueries
 from api.services.sources import SourcesQueries
 from domain.siiq.attributions import Attribution, attributions
-from domain.siiq.data import select
+from domain.siiq.calibration import eligible
+from domain.siiq.data import Observations, select
+from domain.siiq.intake import Intake
 from domain.siiq.matching import EPOCH, Match
 from domain.siiq.records import CalibrationSummary
 from domain.siiq.reference_group import REFERENCE_GROUP
 from ledger.ledger import Ledger
 from projections.siiq_sources import good_snapshots
 
+FITTED = "in the fitted set"
+FEW = "results, but not in the fitted set (fewer than 4 on kept benchmarks)"
+NONE = "no result"
+NOT_REACHED = "no result in the fitted group"
+"""A rejected calibration's benchmarks that step 1 did not leave out themselves."""
+
 
 class ReferenceMember(msgspec.Struct, frozen=True, kw_only=True):
     member: str
     results: int
     benchmarks: list[str]
-    fitted: bool
+    status: str
 
 
 class RankedModel(msgspec.Struct, frozen=True, kw_only=True):
@@ -59,23 +67,13 @@ def siiq_report(ledger: Ledger, today: date) -> SiiqReport:
     decision = siiq.reader.latest().last_decision
     summary = decision.calibration if decision is not None else None
     index = siiq.index()
-    results = select(intake.results, intake.benchmarks).results if intake else []
-    reference = [
-        ReferenceMember(
-            member=member,
-            results=len(found := [r.benchmark for r in results if r.model == member]),
-            benchmarks=sorted(found),
-            fitted=summary is not None and member in summary.fitted_models,
-        )
-        for member in REFERENCE_GROUP
-    ]
     return SiiqReport(
         date=today,
         as_of=ledger.size(),
         snapshots={f"{s.source} {s.url}": s.sha256 for s in good_snapshots(state, EPOCH)},
         left_out=intake.left_out if intake else {},
         waiting=intake.waiting if intake else [],
-        reference=reference,
+        reference=reference_members(intake),
         calibration=summary,
         reasons=_reasons(summary),
         ranking=[
@@ -94,11 +92,36 @@ def siiq_report(ledger: Ledger, today: date) -> SiiqReport:
     )
 
 
+def reference_members(intake: Intake | None) -> list[ReferenceMember]:
+    """Section 4's members under the matching rules: their results on the index's benchmarks
+    (the best configuration each, decision A1) and whether step 1 of section 3 fits them."""
+    if intake is None:
+        return [
+            ReferenceMember(member=m, results=0, benchmarks=[], status=NONE)
+            for m in REFERENCE_GROUP
+        ]
+    selection = select(intake.results, intake.benchmarks)
+    obs = Observations.build(selection.results, selection.benchmarks)
+    fitted, _ = eligible(obs, set(REFERENCE_GROUP), set())
+    members = []
+    for member in REFERENCE_GROUP:
+        found = sorted(r.benchmark for r in selection.results if r.model == member)
+        status = FITTED if member in fitted.models else (FEW if found else NONE)
+        members.append(
+            ReferenceMember(member=member, results=len(found), benchmarks=found, status=status)
+        )
+    return members
+
+
 def _reasons(summary: CalibrationSummary | None) -> list[str]:
     if summary is None:
         return ["no calibration has been run: `argusic siiq update` runs the first"]
     reasons = [summary.reason] if summary.reason else []
-    return reasons + [f"{b.benchmark}: {b.reason}" for b in summary.benchmarks if not b.kept]
+    return reasons + [
+        f"{b.benchmark}: {b.reason}"
+        for b in summary.benchmarks
+        if not b.kept and (summary.accepted or b.reason != NOT_REACHED)
+    ]
 
 
 def report_markdown(report: SiiqReport) -> str:
@@ -136,11 +159,11 @@ def _reference_section(report: SiiqReport) -> list[str]:
         "benchmarks (the best configuration per benchmark, decision A1); a calibration model "
         "needs at least 4.",
         "",
-        "| member | results | benchmarks | in the fitted set |",
+        "| member | results | benchmarks | step 1 of section 3 |",
         "|---|---:|---|---|",
     ]
     lines += [
-        f"| {m.member} | {m.results} | {', '.join(m.benchmarks)} | {'yes' if m.fitted else 'no'} |"
+        f"| {m.member} | {m.results} | {', '.join(m.benchmarks)} | {m.status} |"
         for m in report.reference
     ]
     return [*lines, ""]
