@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import sys
 import threading
 import time
 import zipfile
@@ -161,11 +162,22 @@ def _handler(server: SourceServer) -> type[BaseHTTPRequestHandler]:
     return Handler
 
 
+class QuietServer(ThreadingHTTPServer):
+    """A client that stops reading (the size bound, a timeout) is not an error here."""
+
+    daemon_threads = True
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        error = sys.exc_info()[1]
+        if not isinstance(error, ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
+
+
 @contextmanager
 def serving(server: SourceServer | None = None) -> Iterator[SourceServer]:
     """Run the server on 127.0.0.1 at a free port for the duration of the block."""
     state = server or SourceServer()
-    httpd = ThreadingHTTPServer(("127.0.0.1", 0), _handler(state))
+    httpd = QuietServer(("127.0.0.1", 0), _handler(state))
     state.base = f"http://127.0.0.1:{httpd.server_address[1]}"
     thread = threading.Thread(target=httpd.serve_forever, args=(0.02,), daemon=True)
     thread.start()

@@ -161,6 +161,21 @@ def test_a_renamed_score_column_is_named(server: SourceServer, fetcher: HttpFetc
         PARSERS["bfcl"]("data_overall.csv", body)
 
 
+def test_renamed_columns_of_the_json_sources_are_named() -> None:
+    arena = (DATA / "lmarena/leaderboard-vision.json").read_bytes().replace(b'"rating"', b'"score"')
+    with pytest.raises(MissingColumn, match="'rating'"):
+        PARSERS["arena"]("leaderboard-vision.json", arena)
+    prices = (DATA / "litellm/model_prices_and_context_window.json").read_bytes()
+    with pytest.raises(MissingColumn, match="'input_cost_per_token'"):
+        PARSERS["litellm"](
+            "prices.json", prices.replace(b'"input_cost_per_token"', b'"input_cost"')
+        )
+    with pytest.raises(MissingColumn, match="'total_tokens'"):
+        openrouter.parse(
+            "x.json", openrouter_export("2026-11-30").replace(b"total_tokens", b"tokens")
+        )
+
+
 @pytest.mark.parametrize("source", sorted(PARSERS))
 def test_an_html_page_served_with_200_is_named(
     server: SourceServer, fetcher: HttpFetcher, source: str

@@ -135,6 +135,17 @@ def test_each_adapter_on_the_real_files_over_http_is_recorded_once(
     after = ledger.size()
     assert set(fetch.statuses().values()) == {"unchanged"}
     assert ledger.size() == after
+    # Every other source's changed file is recorded once too.
+    for paths in FILES.values():
+        for path in paths:
+            server.change(path, (DATA / path).read_bytes() + b"\n")
+    publish_openrouter(server, "2026-11-29", "2026-11-30")
+    before = len(snapshots(ledger))
+    changed = fetch.statuses()
+    assert sorted(s for s in changed.values() if s == "new") == ["new"] * 6
+    assert len(snapshots(ledger)) == before + 6
+    assert set(fetch.statuses().values()) == {"unchanged"}
+    assert len(snapshots(ledger)) == before + 6
 
 
 def test_a_changed_openrouter_manifest_and_a_wrong_digest(
