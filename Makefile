@@ -35,6 +35,7 @@ bench: install postgres
 	$(BIN)/python scripts/bench_methodology.py
 	$(BIN)/python scripts/bench_siiq.py
 	$(BIN)/python scripts/bench_evidence.py
+	$(BIN)/python scripts/bench_sources.py
 
 lint: install
 	$(BIN)/ruff check .

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from domain.events import Fingerprint
+from domain.siiq.snapshots import Answer
 
 
 class Writer(Protocol):
@@ -39,3 +40,18 @@ class EvidenceStore(Protocol):
 
 Banners = Callable[[str], list[str]]
 """A harness's start-up banner patterns (section 17, neutral branding)."""
+
+
+class SourceReading(Protocol):
+    """Reads one configured SI-IQ source address now (SI-IQ section 8): conditionally on the
+    validators and SHA-256 of the file held as current, archiving what comes; never raises for
+    a source's failure, which the `Answer` carries."""
+
+    def read(
+        self,
+        source: str,
+        address: str,
+        etag: str | None,
+        last_modified: str | None,
+        current: str | None,
+    ) -> Answer: ...

@@ -25,6 +25,12 @@ from domain.events.methodology import (
     TestDepth,
 )
 from domain.events.siiq import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
+from domain.events.sources import (
+    AliasApproved,
+    SourceSnapshotRecorded,
+    SourceTableRecorded,
+    TableSummary,
+)
 
 DomainEvent = (
     EditionDrafted
@@ -38,11 +44,15 @@ DomainEvent = (
     | SiiqInputsRecorded
     | CalibrationAccepted
     | CalibrationRejected
+    | SourceSnapshotRecorded
+    | SourceTableRecorded
+    | AliasApproved
 )
 """The tagged union the ledger decodes; extend it with every new event type."""
 
 __all__ = [
     "Agent",
+    "AliasApproved",
     "AttemptKind",
     "CalibrationAccepted",
     "CalibrationRejected",
@@ -65,7 +75,10 @@ __all__ = [
     "RunStatus",
     "RunVoided",
     "SiiqInputsRecorded",
+    "SourceSnapshotRecorded",
+    "SourceTableRecorded",
     "SourceType",
+    "TableSummary",
     "TestDepth",
     "Text",
     "Value",
