@@ -143,6 +143,11 @@ class Argusic:
         self.methodology = MethodologyQueries(ledger)
         self.siiq = SiiqQueries(ledger)
         self.sources = SourcesQueries(ledger)
+        # what the public sees: as of the latest approval, the secret pool left out
+        self.public = MethodologyQueries(ledger, published=True)
+        published = self.methodology.published_position
+        self.public_siiq = SiiqQueries(ledger, published)
+        self.public_sources = SourcesQueries(ledger, published)
         self.clock = utc_now
 
     @classmethod

@@ -4,21 +4,13 @@ nunca debería puntuarse como un fallo del agent"."""
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Annotated, Literal
-
-import msgspec
+from typing import Literal
 
 from domain.errors import Rejected
-from domain.events import (
-    InputRecord,
-    ProjectReviewed,
-    RerunRequested,
-    RunVoided,
-    Text,
-)
+from domain.events import ProjectReviewed, RerunRequested, RunVoided
+from domain.events.operators import Review
 from domain.scoring import Outcome, passed
 
-Cycle = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")]
 Finding = Literal["environment", "project"]
 AGENTS_WITHOUT_ROSTER = 2
 """Without a cycle record, "every agent" needs at least two agents to mean anything."""
@@ -38,23 +30,12 @@ def is_under_review(
     return len(tried) >= AGENTS_WITHOUT_ROSTER
 
 
-class ReviewRecord(InputRecord, frozen=True, tag="review"):
-    """Input: a person's review of a project under review in one cycle (until signed operator
-    actions replace it)."""
-
-    project: Text
-    cycle: Cycle
-    finding: Finding
-    reviewer: Text
-    note: str = ""
-
-
 def environment_fault(note: str) -> str:
     return f"environment fault: {note}" if note else "environment fault"
 
 
 def review_project(
-    record: ReviewRecord, under_review: bool, failed_runs: Iterable[str]
+    record: Review, reviewer: str, under_review: bool, failed_runs: Iterable[str]
 ) -> list[ProjectReviewed | RunVoided | RerunRequested]:
     """Methodology section 15: a person reviews a project under review in a cycle. Finding
     `environment`: the cycle's failed runs on it were our fault: each is voided (never counted)
@@ -68,7 +49,7 @@ def review_project(
             project_id=record.project,
             cycle=record.cycle,
             finding=record.finding,
-            reviewer=record.reviewer,
+            reviewer=reviewer,
             note=record.note,
         )
     ]

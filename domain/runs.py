@@ -13,6 +13,7 @@ from domain.editions import Version, version_key
 from domain.errors import Rejected
 from domain.events import (
     Agent,
+    AgentRegistered,
     AttemptKind,
     Evidence,
     InputRecord,
@@ -37,6 +38,43 @@ class EvidencePaths(Value, frozen=True):
     cast: str | None = None
 
 
+class AgentRef(Value, frozen=True):
+    """Input: a run's agent, in full, or by its id alone once its agent record exists."""
+
+    id: Text
+    model: Text | None = None
+    model_version: Text | None = None
+    harness: Text | None = None
+    harness_version: Text | None = None
+
+
+AGENT_FIELDS = ("model", "model_version", "harness", "harness_version")
+
+
+def resolve_agent(ref: AgentRef, registered: AgentRegistered | None) -> Agent:
+    """Methodology section 4: a run records its agent's fixed configuration; given by id
+    alone, it is the agent record's; given in full, it must be the agent record's, where one
+    exists."""
+    given = {f: getattr(ref, f) for f in AGENT_FIELDS if getattr(ref, f) is not None}
+    if registered is None:
+        missing = [f for f in AGENT_FIELDS if f not in given]
+        if missing:
+            raise Rejected(
+                "section 4",
+                f"agent {ref.id} has no agent record, so agent.{', agent.'.join(missing)} "
+                "must be given",
+            )
+        return Agent(id=ref.id, **given)
+    for field, value in given.items():
+        if value != getattr(registered, field):
+            raise Rejected(
+                "section 4",
+                f"agent.{field} is {value!r}, but agent {ref.id} is recorded with "
+                f"{getattr(registered, field)!r}",
+            )
+    return Agent(id=ref.id, **{f: getattr(registered, f) for f in AGENT_FIELDS})
+
+
 class RunRecord(InputRecord, frozen=True, tag="run"):
     """Input: one run as its harness reports it (ARCHITECTURE.md, "Input records")."""
 
@@ -44,7 +82,7 @@ class RunRecord(InputRecord, frozen=True, tag="run"):
     cycle: Cycle
     edition: Version
     project: Project
-    agent: Agent
+    agent: AgentRef
     attempt: AttemptKind
     started_at: Annotated[datetime, msgspec.Meta(tz=True)]
     finished_at: Annotated[datetime, msgspec.Meta(tz=True)]
@@ -87,12 +125,14 @@ def admit_run(
     editions: set[str],
     recorded: RunRecorded | None,
     *,
+    agent: Agent | None = None,
     first_of_set: RunRecorded | None = None,
     budget_minutes: float | None = None,
 ) -> list[RunRecorded]:
     """Methodology sections 4, 7, 8 and 20: check a run record against the rules of input and
     return what to record: the run, once, with its time budget; the same record again records
-    nothing. `budget_minutes` is the orchestrator's when it ran the run, else the edition's."""
+    nothing. `agent` is the resolved configuration (by default the record's, in full);
+    `budget_minutes` is the orchestrator's when it ran the run, else the edition's."""
     if record.edition not in editions:
         raise Rejected("section 20", f"edition {record.edition} is not in the changelog")
     if record.finished_at < record.started_at:
@@ -109,7 +149,7 @@ def admit_run(
         cycle=record.cycle,
         edition=record.edition,
         project=record.project,
-        agent=record.agent,
+        agent=agent or resolve_agent(record.agent, None),
         attempt=record.attempt,
         started_at=record.started_at.astimezone(UTC),
         finished_at=record.finished_at.astimezone(UTC),

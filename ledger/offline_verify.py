@@ -7,6 +7,7 @@ Needs only the Python standard library, `cryptography`, and its two neighbours
         [--export events.jsonl] [--inclusion proof.json] \\
         [--consistency proof.json [--old-checkpoint old.txt]]
     python -m ledger.offline_verify --key VERIFIER_KEY --trace trace.json
+    python -m ledger.offline_verify bundle DIR [--key VERIFIER_KEY]   (needs the project)
 
 A checkpoint file is a signed note, or the JSON that `argusic ledger checkpoint --json` prints.
 Prints one JSON document; exits 0 when everything checks out, 3 when something does not,
@@ -160,7 +161,32 @@ def check_consistency(
     verify_consistency(first, second, roots[first], head.root, path)
 
 
+def bundle_main(argv: Sequence[str]) -> int:
+    """`bundle DIR [--key KEY]`: an audit bundle (`argusic audit bundle`), checked offline."""
+    parser = argparse.ArgumentParser(prog="python -m ledger.offline_verify bundle")
+    parser.add_argument("folder", type=Path)
+    parser.add_argument("--key", help="the ledger's verifier key (default: the bundle's)")
+    args = parser.parse_args(argv)
+    # Imported here: bundles recompute figures with the project's rules; the rest of this
+    # verifier needs only its two neighbours.
+    from ledger.audit_bundle import BundleFailed, check_bundle  # noqa: PLC0415
+
+    try:
+        result = check_bundle(args.folder, args.key)
+    except OSError as e:
+        print(json.dumps({"ok": False, "error": str(e)}))
+        return 2
+    except (BundleFailed, ValueError, KeyError) as e:
+        print(json.dumps({"ok": False, "error": str(e)}))
+        return 3
+    print(json.dumps(result))
+    return 0
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    arguments = sys.argv[1:] if argv is None else list(argv)
+    if arguments[:1] == ["bundle"]:
+        return bundle_main(arguments[1:])
     parser = argparse.ArgumentParser(
         prog="python -m ledger.offline_verify",
         description=__doc__,
@@ -173,7 +199,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     parser.add_argument("--inclusion", type=Path)
     parser.add_argument("--consistency", type=Path)
     parser.add_argument("--old-checkpoint", type=Path)
-    args = parser.parse_args(argv)
+    args = parser.parse_args(arguments)
     if not (args.trace or args.checkpoint):
         parser.error("give --checkpoint or --trace")
     try:

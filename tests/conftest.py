@@ -19,6 +19,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
+from api.services.ingest import IngestReport
 from api.wiring import Settings, init
 from domain.events import EditionDrafted
 from ledger.ledger import Ledger, NewEvent
@@ -147,15 +148,27 @@ DEMO = Path(__file__).resolve().parents[1] / "scripts" / "demo"
 
 @pytest.fixture(scope="session")
 def demo_size(tmp_path_factory: pytest.TempPathFactory) -> int:
-    """How many events the bundled demo appends (its records and their evidence's events)."""
-    from adapters.artifacts import FileArtifactStore
-    from adapters.banners import banner_patterns
-    from api.services.ingest import ingest
-
+    """How many events the bundled demo appends (its records, their evidence's events and its
+    operator's actions)."""
     folder = tmp_path_factory.mktemp("demo")
-    book, _ = init(Settings(f"sqlite:///{folder}/demo.db", folder / "home", "json"))
-    report = ingest(
-        book, sorted(DEMO.glob("*.jsonl")), FileArtifactStore(folder / "artifacts"), banner_patterns
-    )
+    settings = Settings(f"sqlite:///{folder}/demo.db", folder / "home", "json")
+    book, _ = init(settings)
+    report = load_bundled_demo(settings, book)
     book.close()
     return report.ledger_size
+
+
+def load_bundled_demo(settings: Settings, ledger: Ledger) -> IngestReport:
+    """`argusic demo`, in process."""
+    from api.services.demo import load_demo
+    from api.wiring import Argusic
+
+    argusic = Argusic(settings, ledger)
+    return load_demo(
+        DEMO,
+        ledger=ledger,
+        store=argusic.store,
+        banners=argusic.banners,
+        home=settings.home,
+        clock=argusic.clock,
+    )

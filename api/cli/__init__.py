@@ -7,7 +7,7 @@ import sys
 import click
 from eventsourcing.persistence import PersistenceError
 
-from api.cli import core, hardware, ledger_commands, logs, methodology, siiq, sources
+from api.cli import core, hardware, ledger_commands, logs, methodology, operators, siiq, sources
 from api.cli.output import Session, emit_error
 from api.services.ingest import IngestRejected
 from api.wiring import Settings
@@ -64,6 +64,7 @@ def cli(ctx: click.Context) -> None:
 for command in (
     *core.commands,
     *methodology.commands,
+    *operators.commands,
     ledger_commands.ledger,
     siiq.siiq,
     hardware.hardware_group,

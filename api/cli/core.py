@@ -9,9 +9,9 @@ import msgspec
 import structlog
 
 from api.cli.output import Session, emit, json_option, pass_session
+from api.services.demo import load_demo
 from api.services.ingest import IngestReport, ingest
 from api.wiring import Argusic, init
-from domain.errors import InvalidInput
 
 DEMO_DATA = Path(__file__).resolve().parents[2] / "scripts" / "demo"
 log = structlog.get_logger()
@@ -83,15 +83,21 @@ def demo_command(session: Session, if_empty: bool, as_json: bool) -> None:
     """Load the bundled demo data (the methodology's real changelog) into an empty ledger."""
     argusic = session.argusic
     size = argusic.ledger.size()
-    if size:
-        if if_empty:
-            emit(
-                IngestReport(records=0, appended=0, unchanged=0, ledger_size=size),
-                lambda r: f"ledger already holds {r.ledger_size} events: demo not loaded",
-            )
-            return
-        raise InvalidInput("the demo loads only into an empty ledger")
-    emit(_ingest(argusic, sorted(DEMO_DATA.glob("*.jsonl"))), _ingest_human)
+    if size and if_empty:
+        emit(
+            IngestReport(records=0, appended=0, unchanged=0, ledger_size=size),
+            lambda r: f"ledger already holds {r.ledger_size} events: demo not loaded",
+        )
+        return
+    report = load_demo(
+        DEMO_DATA,
+        ledger=argusic.ledger,
+        store=argusic.store,
+        banners=argusic.banners,
+        home=argusic.settings.home,
+        clock=argusic.clock,
+    )
+    emit(report, _ingest_human)
 
 
 commands = (init_command, serve_command, ingest_command, demo_command)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from api.cli.output import Session, emit, json_option, pass_session
+from api.cli.output import Session, emit, json_option, pass_session, published_option
 from api.cli.progress import progress_bar
 from api.services.maintenance import rebuild
 from api.services.trace import TraceView, trace
@@ -33,11 +33,12 @@ def _leaderboard_human(view: LeaderboardView) -> str:
 @click.command("leaderboard")
 @click.option("--cycle", required=True, help="The test cycle, e.g. 2026-09.")
 @as_of_option
+@published_option
 @json_option
 @pass_session
 def leaderboard_command(session: Session, cycle: str, as_of: int | None, as_json: bool) -> None:
     """The agents of a cycle, by the middle of their per-project middles (section 9)."""
-    emit(session.argusic.methodology.leaderboard(cycle, as_of), _leaderboard_human)
+    emit(session.methodology.leaderboard(cycle, as_of), _leaderboard_human)
 
 
 def _project_human(view: ProjectView) -> str:
@@ -53,21 +54,23 @@ def _project_human(view: ProjectView) -> str:
 @click.command("project")
 @click.argument("project_id")
 @as_of_option
+@published_option
 @json_option
 @pass_session
 def project_command(session: Session, project_id: str, as_of: int | None, as_json: bool) -> None:
     """A project's verdict, attempts and sets (sections 10, 11 and 15)."""
-    emit(session.argusic.methodology.project(project_id, as_of), _project_human)
+    emit(session.methodology.project(project_id, as_of), _project_human)
 
 
 @click.command("run")
 @click.argument("run_id")
 @as_of_option
+@published_option
 @json_option
 @pass_session
 def run_command(session: Session, run_id: str, as_of: int | None, as_json: bool) -> None:
     """One run: its outcome, score lines, time budget and evidence (sections 7, 8 and 17)."""
-    emit(session.argusic.methodology.run(run_id, as_of), _run_human)
+    emit(session.methodology.run(run_id, as_of), _run_human)
 
 
 def _run_human(view: RunView) -> str:
@@ -110,11 +113,12 @@ def _editions_human(view: EditionsView) -> str:
 
 @click.command("editions")
 @as_of_option
+@published_option
 @json_option
 @pass_session
 def editions_command(session: Session, as_of: int | None, as_json: bool) -> None:
     """The changelog editions, drafted and effective since (section 20)."""
-    emit(session.argusic.methodology.editions(as_of), _editions_human)
+    emit(session.methodology.editions(as_of), _editions_human)
 
 
 def _sources_human(view: SourcesView) -> str:
@@ -123,6 +127,7 @@ def _sources_human(view: SourcesView) -> str:
 
 @click.group("sources", invoke_without_command=True)
 @as_of_option
+@published_option
 @json_option
 @pass_session
 @click.pass_context
@@ -130,7 +135,7 @@ def sources_command(ctx: click.Context, session: Session, as_of: int | None, as_
     """What a tested project can be, and which sources are in use (section 6a); with
     `fetch`, SI-IQ's data sources."""
     if ctx.invoked_subcommand is None:
-        emit(session.argusic.methodology.sources(as_of), _sources_human)
+        emit(session.methodology.sources(as_of), _sources_human)
 
 
 def _trace_human(view: TraceView) -> str:
@@ -142,12 +147,13 @@ def _trace_human(view: TraceView) -> str:
 
 @click.command("trace")
 @click.argument("run_id")
+@published_option
 @json_option
 @pass_session
 def trace_command(session: Session, run_id: str, as_json: bool) -> None:
     """Every event behind a run's figures, with inclusion proofs (verifiable offline)."""
     argusic = session.argusic
-    emit(trace(argusic.ledger_queries, argusic.methodology, run_id), _trace_human)
+    emit(trace(argusic.ledger_queries, session.methodology, run_id), _trace_human)
 
 
 @click.command("rebuild")

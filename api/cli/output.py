@@ -9,6 +9,7 @@ from typing import Any, NoReturn
 import click
 import msgspec
 
+from api.services.queries import MethodologyQueries, SiiqQueries
 from api.wiring import Argusic, Settings
 
 _encoder = msgspec.json.Encoder()
@@ -49,6 +50,21 @@ def emit_error(ctx: click.Context, message: str, code: int, **details: Any) -> N
     ctx.exit(code)
 
 
+def _set_published(ctx: click.Context, _: click.Parameter, value: bool) -> bool:
+    ctx.meta["published"] = value
+    return value
+
+
+published_option = click.option(
+    "--published",
+    is_flag=True,
+    callback=_set_published,
+    expose_value=False,
+    is_eager=True,
+    help="Answer as the public sees it: as of the latest approved publication.",
+)
+
+
 class Session:
     """What every command gets: the settings, and the application (the ledger and what the
     use cases need), opened on first use and closed when the command ends."""
@@ -63,6 +79,17 @@ class Session:
             self._argusic = Argusic.open(self.settings)
             click.get_current_context().call_on_close(self._argusic.close)
         return self._argusic
+
+    @property
+    def methodology(self) -> MethodologyQueries:
+        """The operator's view at the head, or the public's with --published."""
+        public = click.get_current_context().meta.get("published")
+        return self.argusic.public if public else self.argusic.methodology
+
+    @property
+    def siiq(self) -> SiiqQueries:
+        public = click.get_current_context().meta.get("published")
+        return self.argusic.public_siiq if public else self.argusic.siiq
 
 
 pass_session = click.make_pass_decorator(Session)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from api.cli.output import Session, emit, json_option, pass_session
+from api.cli.output import Session, emit, json_option, pass_session, published_option
 from api.services.calibrate import calibrate_files, recompute_document
 from api.services.siiq_report import report_markdown, siiq_report
 from api.services.siiq_update import UpdateReport, update_siiq
@@ -87,11 +87,12 @@ def _index_human(document: IndexDocument) -> str:
 
 @siiq.command("index")
 @click.option("--as-of", type=int, help="Answer as of this ledger position.")
+@published_option
 @json_option
 @pass_session
 def index_command(session: Session, as_of: int | None, as_json: bool) -> None:
     """The index document published as /data/index.json."""
-    emit(session.argusic.siiq.index(as_of), _index_human)
+    emit(session.siiq.index(as_of), _index_human)
 
 
 @siiq.command("recompute")

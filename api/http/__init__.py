@@ -7,12 +7,16 @@ from litestar import Litestar
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
-from api.http import evidence, hardware, ledger, methodology, siiq
+from api.http import evidence, hardware, ledger, methodology, operators, siiq
 from api.http.errors import exception_handlers
+from api.services.operators import ActionDesk
 from api.wiring import Argusic
 
 
 def create_app(argusic: Argusic) -> Litestar:
+    """The public API: every read as of the latest approved publication (methodology section
+    1), and the one write, a signed operator action."""
+
     def provided(value: object) -> Provide:
         return Provide(lambda: value, use_cache=True, sync_to_thread=False)
 
@@ -23,13 +27,15 @@ def create_app(argusic: Argusic) -> Litestar:
             evidence.router,
             siiq.router,
             hardware.router,
+            operators.router,
         ],
         dependencies={
             "ledger_queries": provided(argusic.ledger_queries),
-            "methodology": provided(argusic.methodology),
-            "siiq": provided(argusic.siiq),
-            "sources": provided(argusic.sources),
+            "methodology": provided(argusic.public),
+            "siiq": provided(argusic.public_siiq),
+            "sources": provided(argusic.public_sources),
             "evidence_store": provided(argusic.store),
+            "actions": provided(ActionDesk(argusic.ledger, argusic.methodology.state)),
         },
         exception_handlers=exception_handlers(),
         openapi_config=OpenAPIConfig(title="Argusic", version="0.1.0", path="/schema"),

@@ -9,6 +9,7 @@ from litestar.params import FromPath, FromQuery
 
 from api.services.queries import LedgerQueries, MethodologyQueries
 from api.services.trace import TraceView, trace
+from projections.views.agents import AgentsView
 from projections.views.editions import EditionsView
 from projections.views.leaderboard import LeaderboardView
 from projections.views.project import ProjectView
@@ -66,4 +67,16 @@ def sources(
     return methodology.sources(as_of)
 
 
-router = Router("/", route_handlers=[leaderboard, project, run, run_trace, editions, sources])
+@get("/agents", sync_to_thread=True)
+def agents(
+    methodology: NamedDependency[MethodologyQueries],
+    cycle: FromQuery[str],
+    as_of: FromQuery[int | None] = None,
+) -> AgentsView:
+    """A cycle's roster (models, harnesses, versions, sponsors) and its pool."""
+    return methodology.agents(cycle, as_of)
+
+
+router = Router(
+    "/", route_handlers=[leaderboard, project, run, run_trace, editions, sources, agents]
+)

@@ -11,16 +11,17 @@ import msgspec
 from api.services.evidence import EvidenceIntake
 from api.services.ports import Banners, EvidenceStore
 from api.services.record_run import run_events
+from domain.cycles import AgentRecord, CycleRecord, open_cycle, register_agent
 from domain.editions import EditionRecord, draft_edition
-from domain.environment_qa import ReviewRecord, review_project
 from domain.errors import InvalidInput, Rejected
 from domain.events import DomainEvent
 from domain.runs import RunRecord
+from domain.state.methodology import Methodology
 from ledger.ledger import Ledger, NewEvent, RecordedEvent
-from projections.methodology import Methodology, MethodologyProjection
+from projections.methodology import MethodologyProjection
 from projections.runner import ReadModel
 
-Record = EditionRecord | RunRecord | ReviewRecord
+Record = EditionRecord | AgentRecord | CycleRecord | RunRecord
 _decoder = msgspec.json.Decoder(Record)
 BATCH = 1_000
 _NOT_YET = datetime.min.replace(tzinfo=UTC)
@@ -88,12 +89,13 @@ class Intake:
             case EditionRecord():
                 edition = self.state.editions.get(record.version)
                 events = draft_edition(record, None if edition is None else edition.event)
+            case AgentRecord():
+                events = register_agent(record, self.state.agents.get(record.id))
+            case CycleRecord():
+                known = self.state.cycles.get(record.id)
+                events = open_cycle(record, known, set(self.state.agents))
             case RunRecord():
                 events = run_events(record, folder, self.state, self.evidence)
-            case ReviewRecord():
-                under_review = record.project in self.state.under_review(record.cycle)
-                failed = self.state.failed_runs(record.cycle, record.project)
-                events = review_project(record, under_review, failed)
         for event in events:
             self.position += 1
             self.projection.apply(self.state, _pending(self.position, event))

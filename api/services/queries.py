@@ -3,15 +3,22 @@ readers and the ledger."""
 
 from __future__ import annotations
 
+from collections.abc import Callable, Hashable
 from functools import partial
+from typing import TypeVar
 
 import msgspec
 
-from api.services.reader import ProjectionReader
+from api.services.reader import ProjectionReader, View, published_as_of
 from domain.siiq.index import IndexDocument, ModelPage, model_page
+from domain.state.methodology import Methodology
+from domain.state.publication import public_state
 from ledger.ledger import ConsistencyProof, InclusionProof, Ledger
-from projections.methodology import Methodology, MethodologyProjection
+from projections.methodology import MethodologyProjection
 from projections.siiq import Siiq, SiiqProjection, index_document
+from projections.views.agents import AgentsView, agents_view
+from projections.views.approved import Approved
+from projections.views.disputes import DisputesView, disputes_view
 from projections.views.editions import EditionsView, editions_view
 from projections.views.evidence import ServedCopy, served_copy
 from projections.views.leaderboard import LeaderboardView, leaderboard_view
@@ -58,44 +65,87 @@ class LedgerQueries:
         return self.ledger.consistency_proof(first, second)
 
 
+D = TypeVar("D")
+
+
+def _public(view: View[Methodology, D], state: Methodology, as_of: int) -> D:
+    return view(public_state(state), as_of)
+
+
 class MethodologyQueries:
-    def __init__(self, ledger: Ledger) -> None:
+    """The methodology's documents, as of the head (the operator's view), or, `published`, as
+    of the latest approved position with what the public may not see left out (methodology
+    sections 1, 6 and 18); a public document says what was approved and at which checkpoint."""
+
+    def __init__(self, ledger: Ledger, *, published: bool = False) -> None:
+        self.ledger = ledger
+        self.published = published
         self.reader = ProjectionReader(ledger, MethodologyProjection())
+
+    def _answer(self, key: Hashable, view: View[Methodology, D], as_of: int | None) -> D:
+        if not self.published:
+            return self.reader.answer(key, view, as_of)
+        approval = self.reader.latest().published()
+        limit = 0 if approval is None else approval.position
+        document = self.reader.answer(key, partial(_public, view), published_as_of(as_of, limit))
+        if approval is None or not hasattr(document, "approved"):
+            return document
+        checkpoint = self.ledger.checkpoint(limit)
+        approved = Approved(position=limit, root=checkpoint.root.hex(), note=checkpoint.note)
+        return msgspec.structs.replace(document, approved=approved)  # type: ignore[type-var]
 
     def leaderboard(self, cycle: str, as_of: int | None = None) -> LeaderboardView:
         view = partial(leaderboard_view, cycle=cycle)
-        return self.reader.answer(("leaderboard", cycle), view, as_of)
+        return self._answer(("leaderboard", cycle), view, as_of)
 
     def project(self, project_id: str, as_of: int | None = None) -> ProjectView:
         view = partial(project_view, project_id=project_id)
-        return self.reader.answer(("project", project_id), view, as_of)
+        return self._answer(("project", project_id), view, as_of)
 
     def run(self, run_id: str, as_of: int | None = None) -> RunView:
-        return self.reader.answer(("run", run_id), partial(run_view, run_id=run_id), as_of)
+        return self._answer(("run", run_id), partial(run_view, run_id=run_id), as_of)
 
     def editions(self, as_of: int | None = None) -> EditionsView:
-        return self.reader.answer(("editions",), editions_view, as_of)
+        return self._answer(("editions",), editions_view, as_of)
 
     def sources(self, as_of: int | None = None) -> SourcesView:
-        return self.reader.answer(("sources",), sources_view, as_of)
+        return self._answer(("sources",), sources_view, as_of)
+
+    def agents(self, cycle: str, as_of: int | None = None) -> AgentsView:
+        return self._answer(("agents", cycle), partial(agents_view, cycle=cycle), as_of)
 
     def served_copy(self, run_id: str, kind: str) -> ServedCopy:
         view = partial(served_copy, run_id=run_id, kind=kind)
-        return self.reader.answer(("served", run_id, kind), view)
+        return self._answer(("served", run_id, kind), view, None)
 
     def trace_basis(self, run_id: str) -> TraceBasis:
-        return self.reader.answer(("trace", run_id), partial(trace_basis, run_id=run_id))
+        return self._answer(("trace", run_id), partial(trace_basis, run_id=run_id), None)
+
+    def disputes(self) -> DisputesView:
+        return self._answer(("disputes",), disputes_view, None)
 
     def state(self) -> Methodology:
         """The folded state at the head (read only)."""
         return self.reader.latest()
 
+    def published_position(self) -> int:
+        """The position the public sees: the latest approved, 0 before any."""
+        approval = self.state().published()
+        return 0 if approval is None else approval.position
+
+
+Published = Callable[[], int]
+"""The position the public sees (for a public reader), from the methodology's approvals."""
+
 
 class SiiqQueries:
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: Ledger, published: Published | None = None) -> None:
         self.reader: ProjectionReader[Siiq] = ProjectionReader(ledger, SiiqProjection())
+        self.published = published
 
     def index(self, as_of: int | None = None) -> IndexDocument:
+        if self.published is not None:
+            as_of = published_as_of(as_of, self.published())
         return self.reader.answer(("index",), index_document, as_of)
 
     def model(self, slug: str, as_of: int | None = None) -> ModelPage:

@@ -26,10 +26,21 @@ def position_as_of(ledger: Ledger, as_of: int | None) -> int:
     return as_of
 
 
+def published_as_of(as_of: int | None, published: int) -> int:
+    """A public read's position: the latest approved by default, never later (methodology
+    section 1: nothing is public before a person approves it)."""
+    if as_of is None:
+        return published
+    if as_of > published:
+        raise NotFound(f"position {as_of} is not published (the public sees up to {published})")
+    return as_of
+
+
 class ProjectionReader(Generic[M]):
     """The latest state is kept in memory and folded on as events arrive (the first read
-    catches the stored model up and stores it); views of it are cached per position. A read
-    as of an earlier position folds that state afresh."""
+    catches the stored model up and stores it), and so is the state at the earlier position
+    last asked for (the published one, usually), folded on as that position moves; views of
+    both are cached per position."""
 
     def __init__(self, ledger: Ledger, projection: Projection[M]) -> None:
         self.ledger = ledger
@@ -39,6 +50,9 @@ class ProjectionReader(Generic[M]):
         self._latest: tuple[int, M] | None = None
         self._views: dict[Hashable, object] = {}
         self._views_at = -1
+        self._pinned_lock = threading.Lock()
+        self._pinned: tuple[int, M] | None = None
+        self._pinned_views: dict[Hashable, object] = {}
 
     def answer(self, key: Hashable, view: View[M, T], as_of: int | None = None) -> T:
         """`view` of the state as of `as_of` (the latest by default); `key` names the view."""
@@ -51,7 +65,11 @@ class ProjectionReader(Generic[M]):
                 if key not in self._views:
                     self._views[key] = view(state, latest)
                 return self._views[key]  # type: ignore[return-value]
-        return view(self.read_model.as_of(position), position)
+        with self._pinned_lock:
+            state = self._pinned_at(position)
+            if key not in self._pinned_views:
+                self._pinned_views[key] = view(state, position)
+            return self._pinned_views[key]  # type: ignore[return-value]
 
     def latest(self) -> M:
         """The state at the head; callers must not change it."""
@@ -66,3 +84,16 @@ class ProjectionReader(Generic[M]):
         if head > position:
             self._latest = (head, fold(self.projection, self.ledger.events(position, head), state))
         return self._latest
+
+    def _pinned_at(self, position: int) -> M:
+        """The state at an earlier position: folded on from the one kept when it is later,
+        afresh when it is earlier."""
+        if self._pinned is not None and self._pinned[0] == position:
+            return self._pinned[1]
+        if self._pinned is not None and self._pinned[0] < position:
+            at, state = self._pinned
+            state = fold(self.projection, self.ledger.events(at, position), state)
+        else:
+            state = self.read_model.as_of(position)
+        self._pinned, self._pinned_views = (position, state), {}
+        return state

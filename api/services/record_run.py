@@ -11,12 +11,14 @@ from pathlib import Path
 from api.services.evidence import EvidenceIntake
 from api.services.ports import Banners, EvidenceStore
 from api.services.reader import ProjectionReader
+from domain.cycles import in_cycle
 from domain.errors import Rejected
 from domain.events import DomainEvent, Evidence
 from domain.evidence.quoting import quoted_text_events
-from domain.runs import RunRecord, admit_run
+from domain.runs import RunRecord, admit_run, resolve_agent
+from domain.state.methodology import Methodology
 from ledger.ledger import Ledger, RecordedEvent
-from projections.methodology import Methodology, MethodologyProjection
+from projections.methodology import MethodologyProjection
 
 
 def evidence_files(record: RunRecord, folder: Path) -> dict[str, Path]:
@@ -43,21 +45,40 @@ def run_events(
     file's transforms (or its withholding) and the quoted text as pages show it; nothing for a
     run already recorded the same way. `budget_minutes` is the orchestrator's, when it ran it."""
     files = evidence_files(record, folder)
+    registered = state.agents.get(record.agent.id)
+    agent = resolve_agent(record.agent, registered)
     known = state.runs.get(record.run_id)
     if known is not None:
         fingerprints = intake.fingerprints(files)
-        admit_run(record, Evidence(**fingerprints), set(state.editions), known.event)
+        admit_run(
+            record,
+            Evidence(**fingerprints),
+            set(state.editions),
+            known.event,
+            agent=agent,
+            budget_minutes=known.event.budget_minutes,
+        )
         return []
-    derived = intake.derive(files, record.agent.harness, record.model_key)
+    if (cycle := state.cycles.get(record.cycle)) is not None:
+        stronger = record.attempt == "stronger"
+        in_cycle(
+            run_id=record.run_id,
+            agent=agent,
+            project=record.project,
+            stronger=stronger,
+            cycle=cycle,
+            registered=registered,
+        )
+    derived = intake.derive(files, agent.harness, record.model_key)
     evidence = Evidence(**{kind: d.raw for kind, d in derived.items()})
-    members = state.set_members((record.agent.id, record.project.id, record.cycle))
-    first_of_set = members[0].event if members else None
+    members = state.set_members((agent.id, record.project.id, record.cycle))
     (run,) = admit_run(
         record,
         evidence,
         set(state.editions),
         None,
-        first_of_set=first_of_set,
+        agent=agent,
+        first_of_set=members[0].event if members else None,
         budget_minutes=budget_minutes,
     )
     events: list[DomainEvent] = [run]

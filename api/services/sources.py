@@ -4,12 +4,12 @@ sources, /data/evidence.jsonl), as of any position."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import msgspec
 
 from api.services.ports import SourceReading
-from api.services.reader import ProjectionReader
+from api.services.reader import ProjectionReader, published_as_of
 from domain.errors import InvalidInput
 from domain.events import SourceTableRecorded, streams
 from domain.siiq.intake import Intake
@@ -42,17 +42,22 @@ class FetchReport(msgspec.Struct, frozen=True, kw_only=True):
 class SourcesQueries:
     """The sources' state and documents, as of any position."""
 
-    def __init__(self, ledger: Ledger) -> None:
+    def __init__(self, ledger: Ledger, published: Callable[[], int] | None = None) -> None:
         self.reader = ProjectionReader(ledger, SiiqSourcesProjection())
+        self.published = published
+
+    def _as_of(self, as_of: int | None) -> int | None:
+        return as_of if self.published is None else published_as_of(as_of, self.published())
 
     def latest(self) -> Sources:
         return self.reader.latest()
 
     def status(self, as_of: int | None = None) -> StatusDocument:
-        return self.reader.answer(("status",), status_document, as_of)
+        return self.reader.answer(("status",), status_document, self._as_of(as_of))
 
     def evidence(self, as_of: int | None = None) -> bytes:
-        return self.reader.answer(("evidence",), lambda state, _: evidence_jsonl(state), as_of)
+        view = lambda state, _: evidence_jsonl(state)  # noqa: E731
+        return self.reader.answer(("evidence",), view, self._as_of(as_of))
 
     def intake(self, as_of: int | None = None) -> Intake | None:
         return self.reader.answer(("intake",), lambda state, _: current_intake(state), as_of)

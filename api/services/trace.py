@@ -31,7 +31,7 @@ class TraceView(TraceBasis, frozen=True, kw_only=True):
 def trace(ledger: LedgerQueries, methodology: MethodologyQueries, run_id: str) -> TraceView:
     """The run's figures and the events they rest on, proved against the latest checkpoint."""
     basis = methodology.trace_basis(run_id)
-    checkpoint = ledger.checkpoint()
+    checkpoint = ledger.checkpoint(basis.approved.position if basis.approved else None)
     events = []
     for position in basis.positions:
         (row,) = ledger.ledger.recorder.select_rows(position - 1, position, 1)

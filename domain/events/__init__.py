@@ -10,7 +10,10 @@ from domain.events.base import Count, Event, InputRecord, Text, Value, require_u
 from domain.events.evidence import Evidence, EvidenceTransformed, Fingerprint, RecordingWithheld
 from domain.events.methodology import (
     Agent,
+    AgentRegistered,
+    AgentRuntime,
     AttemptKind,
+    CycleOpened,
     EditionDrafted,
     Pool,
     Project,
@@ -23,6 +26,17 @@ from domain.events.methodology import (
     RunVoided,
     SourceType,
     TestDepth,
+)
+from domain.events.operators import (
+    CycleClosed,
+    DisputeOpened,
+    DisputeResolved,
+    HoldReleased,
+    OperatorActed,
+    OperatorRegistered,
+    OperatorRevoked,
+    PublicationApproved,
+    RevisionApproved,
 )
 from domain.events.siiq import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
 from domain.events.sources import (
@@ -47,30 +61,53 @@ DomainEvent = (
     | SourceSnapshotRecorded
     | SourceTableRecorded
     | AliasApproved
+    | AgentRegistered
+    | CycleOpened
+    | CycleClosed
+    | OperatorActed
+    | OperatorRegistered
+    | OperatorRevoked
+    | PublicationApproved
+    | DisputeOpened
+    | DisputeResolved
+    | HoldReleased
+    | RevisionApproved
 )
 """The tagged union the ledger decodes; extend it with every new event type."""
 
 __all__ = [
     "Agent",
+    "AgentRegistered",
+    "AgentRuntime",
     "AliasApproved",
     "AttemptKind",
     "CalibrationAccepted",
     "CalibrationRejected",
     "Count",
+    "CycleClosed",
+    "CycleOpened",
+    "DisputeOpened",
+    "DisputeResolved",
     "DomainEvent",
     "EditionDrafted",
     "Event",
     "Evidence",
     "EvidenceTransformed",
     "Fingerprint",
+    "HoldReleased",
     "InputRecord",
+    "OperatorActed",
+    "OperatorRegistered",
+    "OperatorRevoked",
     "Pool",
     "Project",
     "ProjectReviewCleared",
     "ProjectReviewed",
+    "PublicationApproved",
     "RecordingWithheld",
     "Report",
     "RerunRequested",
+    "RevisionApproved",
     "RunRecorded",
     "RunStatus",
     "RunVoided",

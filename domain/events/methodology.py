@@ -81,6 +81,47 @@ class Report(Value, frozen=True):
     final_state: str | None = None
 
 
+class AgentRuntime(Value, frozen=True):
+    """How the runner starts an agent: its image, its command, and where its key goes."""
+
+    image: Text
+    command: list[str]
+    key_env: Text
+
+
+class AgentRegistered(Event, frozen=True):
+    """An agent: a fixed configuration under a neutral identity (methodology sections 4, 5)."""
+
+    id: Text
+    label: Text
+    model: Text
+    model_version: Text
+    harness: Text
+    harness_version: Text
+    key: Literal["per_run", "shared_vendor"]
+    sponsor: str | None = None
+    runtime: AgentRuntime | None = None
+
+    @property
+    def stream(self) -> str:
+        return streams.agent(self.id)
+
+
+class CycleOpened(Event, frozen=True):
+    """A test cycle: its roster and its pool of projects, each pinned at a commit (methodology
+    sections 5 and 6)."""
+
+    id: Text
+    opens: date
+    agents: list[str]
+    projects: list[Project]
+    stronger_agent: str | None = None
+
+    @property
+    def stream(self) -> str:
+        return streams.cycle(self.id)
+
+
 class RunRecorded(Event, frozen=True):
     """One run of an agent on a project, as its harness reported it; outcome and score are
     derived from it by the rubric, never recorded (methodology sections 7 and 8)."""

@@ -7,6 +7,10 @@ from collections.abc import Mapping
 
 SIIQ_CALIBRATION = "siiq-calibration"
 """Every SI-IQ calibration decision, accepted or rejected, in the order made."""
+OPERATORS = "operators"
+"""Every registration and revocation of an operator's key, in the order made."""
+PUBLICATION = "publication"
+"""Every approval of a position for the public, in the order made."""
 
 
 def edition(version: str) -> str:
@@ -28,6 +32,32 @@ def evidence(run_id: str, kind: str) -> str:
 
 def rerun(run_id: str) -> str:
     return f"rerun:{run_id}"
+
+
+def agent(agent_id: str) -> str:
+    return f"agent:{agent_id}"
+
+
+def cycle(cycle_id: str) -> str:
+    """A cycle's record and its closing."""
+    return f"cycle:{cycle_id}"
+
+
+def operator_key(key_id: str) -> str:
+    """The actions one key signed: their versions are their sequence numbers."""
+    return f"operator:{key_id}"
+
+
+def dispute(dispute_id: str) -> str:
+    return f"dispute:{dispute_id}"
+
+
+def hold(hold_id: str) -> str:
+    return f"hold:{hold_id}"
+
+
+def revision(benchmark: str) -> str:
+    return f"revision:{benchmark}"
 
 
 def siiq_inputs(inputs: Mapping[str, str]) -> str:

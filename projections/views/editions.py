@@ -7,7 +7,8 @@ from datetime import date
 import msgspec
 
 from domain.editions import effective_since
-from projections.methodology import Methodology
+from domain.state.methodology import Methodology
+from projections.views.approved import Approved
 
 
 class EditionRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -23,6 +24,8 @@ class EditionRow(msgspec.Struct, frozen=True, kw_only=True):
 class EditionsView(msgspec.Struct, frozen=True, kw_only=True):
     as_of: int
     editions: list[EditionRow]
+    approved: Approved | None = None
+    """Set on public documents: what an operator approved (methodology section 1)."""
 
 
 def editions_view(state: Methodology, as_of: int) -> EditionsView:

@@ -6,7 +6,7 @@ from __future__ import annotations
 import msgspec
 
 from domain.errors import NotFound
-from projections.methodology import Methodology
+from domain.state.methodology import Methodology
 
 MEDIA_TYPES = {"cast": "application/x-asciicast", "log": "text/plain; charset=utf-8"}
 """The files a run serves, and how."""

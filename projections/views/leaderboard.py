@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import msgspec
 
-from domain.leaderboard import Exclusion, ScoredRun, leaderboard
-from domain.scoring import passed
-from projections.methodology import Methodology
+from domain.leaderboard import Exclusion
+from domain.state.methodology import Methodology
+from projections.views.approved import Approved
 
 
 class ExcludedRow(msgspec.Struct, frozen=True):
@@ -21,31 +21,19 @@ class LeaderboardRow(msgspec.Struct, frozen=True, kw_only=True):
     attempts: int
     projects_counted: int
     excluded: list[ExcludedRow]
+    label: str | None = None
+    """The agent's neutral Argusic identity (sections 5 and 18), where it has a record."""
 
 
 class LeaderboardView(msgspec.Struct, frozen=True, kw_only=True):
     cycle: str
     as_of: int
     rows: list[LeaderboardRow]
+    approved: Approved | None = None
+    """Set on public documents: what an operator approved (methodology section 1)."""
 
 
 def leaderboard_view(state: Methodology, as_of: int, cycle: str) -> LeaderboardView:
-    """Sections 6a, 9 and 10: the cycle's valid runs of source types in use, by agent."""
-    in_use = state.sources_in_use()
-    scored = [
-        ScoredRun(
-            j.event.agent.id,
-            j.event.project.id,
-            j.lines.total,
-            passed(j.outcome),
-            j.event.attempt == "stronger",
-        )
-        for j in state.judged()
-        if j.event.cycle == cycle
-        and j.outcome is not None
-        and j.lines is not None
-        and j.event.project.source_type in in_use
-    ]
     rows = [
         LeaderboardRow(
             agent=s.agent,
@@ -54,7 +42,8 @@ def leaderboard_view(state: Methodology, as_of: int, cycle: str) -> LeaderboardV
             attempts=s.attempts,
             projects_counted=s.projects_counted,
             excluded=[ExcludedRow(e.project, e.reason) for e in s.excluded],
+            label=state.agents[s.agent].label if s.agent in state.agents else None,
         )
-        for s in leaderboard(scored, state.under_review(cycle))
+        for s in state.standings(cycle)
     ]
     return LeaderboardView(cycle=cycle, as_of=as_of, rows=rows)

@@ -14,8 +14,10 @@ from domain.events import AttemptKind
 from domain.evidence.quoting import house_punctuation
 from domain.scoring import Outcome
 from domain.spread import is_unstable, middle, spread
+from domain.state.methodology import Methodology, SetKey, set_key
+from domain.state.records import Judged
 from domain.verdict import Attempt, Verdict, verdict
-from projections.methodology import Judged, Methodology, SetKey, set_key
+from projections.views.approved import Approved
 
 
 class AttemptRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -60,6 +62,8 @@ class ProjectView(msgspec.Struct, frozen=True, kw_only=True):
     under_review_in: list[str] = msgspec.field(default_factory=list)
     """The cycles in which it is under review (section 15)."""
     reviews: list[ReviewRow] = msgspec.field(default_factory=list)
+    approved: Approved | None = None
+    """Set on public documents: what an operator approved (methodology section 1)."""
 
 
 def set_scores(members: list[Judged]) -> list[Fraction]:

@@ -3,6 +3,8 @@ and 17)."""
 
 from __future__ import annotations
 
+from typing import Literal
+
 import msgspec
 
 from domain.events import RunRecorded
@@ -10,7 +12,8 @@ from domain.evidence.quoting import house_punctuation
 from domain.runs import budget
 from domain.scoring import Outcome, ScoreLines
 from domain.source_types import verified_claim
-from projections.methodology import Methodology
+from domain.state.methodology import Methodology
+from projections.views.approved import Approved
 from projections.views.evidence import EvidenceView, evidence_views
 
 
@@ -20,6 +23,18 @@ class ScoreLinesRow(msgspec.Struct, frozen=True, kw_only=True):
     recovery: float
     depth: int
     total: float
+
+
+class DisputeRow(msgspec.Struct, frozen=True, kw_only=True):
+    """Section 19: a dispute of the run's result and how it was resolved."""
+
+    dispute: str
+    claimant: str
+    claim: str
+    opened_at: int
+    outcome: Literal["upheld", "rerun"] | None
+    note: str | None
+    resolved_at: int | None
 
 
 class RunView(msgspec.Struct, frozen=True, kw_only=True):
@@ -40,6 +55,9 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     final_state_shown: str | None
     verified_claim: str
     """Section 6a: what a pass of this run verifies, in the seed's words."""
+    disputes: list[DisputeRow] = msgspec.field(default_factory=list)
+    approved: Approved | None = None
+    """Set on public documents: what an operator approved (methodology section 1)."""
 
 
 def score_lines_row(lines: ScoreLines) -> ScoreLinesRow:
@@ -71,4 +89,16 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
         rerun_requested=state.rerun_reason(run_id),
         final_state_shown=None if final_state is None else house_punctuation(final_state),
         verified_claim=verified_claim(event.project.source_type),
+        disputes=[
+            DisputeRow(
+                dispute=d.id,
+                claimant=d.claimant,
+                claim=d.claim,
+                opened_at=d.opened_at,
+                outcome=d.outcome,
+                note=d.note,
+                resolved_at=d.resolved_at,
+            )
+            for d in state.run_disputes(run_id)
+        ],
     )

@@ -5,8 +5,9 @@ from __future__ import annotations
 import msgspec
 
 from domain.events import SourceType
-from domain.source_types import Status, source_table
-from projections.methodology import Methodology
+from domain.source_types import Status
+from domain.state.methodology import Methodology
+from projections.views.approved import Approved
 
 
 class SourceRowView(msgspec.Struct, frozen=True, kw_only=True):
@@ -18,16 +19,13 @@ class SourceRowView(msgspec.Struct, frozen=True, kw_only=True):
 class SourcesView(msgspec.Struct, frozen=True, kw_only=True):
     as_of: int
     sources: list[SourceRowView]
+    approved: Approved | None = None
+    """Set on public documents: what an operator approved (methodology section 1)."""
 
 
 def sources_view(state: Methodology, as_of: int) -> SourcesView:
-    tested = [
-        (j.event.project.source_type, j.event.project.pool, j.event.project.id)
-        for j in state.judged()
-        if j.invalid_reason is None
-    ]
     rows = [
         SourceRowView(source_type=s, status=st, projects_tested=n)
-        for s, st, n in source_table(tested)
+        for s, st, n in state.source_rows()
     ]
     return SourcesView(as_of=as_of, sources=rows)

@@ -7,7 +7,8 @@ import msgspec
 
 from domain.events import Evidence
 from domain.scoring import Outcome
-from projections.methodology import Methodology, set_key
+from domain.state.methodology import Methodology, set_key
+from projections.views.approved import Approved
 from projections.views.evidence import EvidenceView, evidence_views
 from projections.views.project import SetRow, set_row, set_scores
 
@@ -20,6 +21,8 @@ class TraceBasis(msgspec.Struct, frozen=True, kw_only=True):
     evidence: Evidence
     copies: dict[str, EvidenceView]
     positions: list[int]
+    approved: Approved | None = None
+    """Set on public documents: what an operator approved (methodology section 1)."""
 
 
 def trace_basis(state: Methodology, as_of: int, run_id: str) -> TraceBasis:

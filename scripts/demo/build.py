@@ -1,7 +1,9 @@
-"""Writes the demo's run and review records (`scripts/demo/*.jsonl`) from the table below, the
-same bytes every time: `python scripts/demo/build.py`. The demo is labelled as such: `demo/`
-projects and `demo-agent-*` agents; its logs and recordings are real terminal sessions of
-stand-in commands, not of the named projects."""
+"""Writes the demo (`scripts/demo/*.jsonl`), the same bytes every time:
+`python scripts/demo/build.py`. Agents, two cycles (September, closed, its secret pool
+published; October, open, its secret project unpublished), runs, a signed environment review,
+a dispute with its rerun and one upheld, and the approval that makes it public. The demo is
+labelled as such: `demo/` projects and `demo-agent-*` agents; its logs and recordings are real
+terminal sessions of stand-in commands, not of the named projects."""
 
 from __future__ import annotations
 
@@ -113,11 +115,12 @@ REPORTS: dict[str, tuple[str, dict[str, Any] | None]] = {
 }
 
 AGENTS = {
-    "demo-agent-a": ("demo-model-a", "2026-08-01"),
-    "demo-agent-b": ("demo-model-b", "2026-07-15"),
-    "demo-agent-c": ("demo-model-c", "2026-08-20"),
-    "demo-agent-d": ("demo-model-d", "2026-06-30"),
-    "demo-agent-strong": ("demo-model-strong", "2026-08-25"),
+    # id: (label, model, model version, sponsor)
+    "demo-agent-a": ("Argusic Agent A", "demo-model-a", "2026-08-01", None),
+    "demo-agent-b": ("Argusic Agent B", "demo-model-b", "2026-07-15", None),
+    "demo-agent-c": ("Argusic Agent C", "demo-model-c", "2026-08-20", "Demo Compute Sponsor"),
+    "demo-agent-d": ("Argusic Agent D", "demo-model-d", "2026-06-30", None),
+    "demo-agent-strong": ("Argusic Stronger Agent", "demo-model-strong", "2026-08-25", None),
 }
 
 PROJECTS: dict[str, dict[str, Any]] = {
@@ -132,10 +135,26 @@ PROJECTS: dict[str, dict[str, Any]] = {
     "demo/two-strikes": {},
     "demo/half-way": {},
     "demo/hidden-gem": {"pool": "secret"},
+    "demo/night-owl": {},
+    "demo/quiet-vault": {"pool": "secret"},
+}
+CYCLES = {
+    "2026-09": {
+        "opens": "2026-09-01",
+        "agents": ["demo-agent-a", "demo-agent-b", "demo-agent-c", "demo-agent-d"],
+        "stronger_agent": "demo-agent-strong",
+        "projects": [p for p in PROJECTS if p not in ("demo/night-owl", "demo/quiet-vault")],
+    },
+    "2026-10": {
+        "opens": "2026-10-01",
+        "agents": ["demo-agent-a", "demo-agent-b", "demo-agent-c"],
+        "stronger_agent": None,
+        "projects": ["demo/pixel-forge", "demo/night-owl", "demo/quiet-vault"],
+    },
 }
 
-# (project, agent, edition, attempt, day, profiles): one line a set or an attempt chain.
-CYCLE_2026_09 = [
+# (cycle, project, agent, edition, attempt, day, profiles): one line a set or an attempt chain.
+SEPTEMBER = [
     (
         "demo/pixel-forge",
         "demo-agent-a",
@@ -194,6 +213,7 @@ CYCLE_2026_09 = [
         8,
         ["unverified", "unverified", "unverified"],
     ),
+    ("demo/ghost-build", "demo-agent-b", "1.4", "standard", 8, ["no_start", "no_start", "timeout"]),
     (
         "demo/tile-server",
         "demo-agent-d",
@@ -204,6 +224,8 @@ CYCLE_2026_09 = [
     ),
     ("demo/cleared-app", "demo-agent-a", "1.4", "standard", 9, ["native_module"] * 3),
     ("demo/cleared-app", "demo-agent-b", "1.4", "standard", 9, ["native_module"] * 3),
+    ("demo/cleared-app", "demo-agent-c", "1.4", "standard", 9, ["native_module"] * 3),
+    ("demo/cleared-app", "demo-agent-d", "1.4", "standard", 9, ["native_module"] * 3),
     (
         "demo/tiny-diffusion",
         "demo-agent-a",
@@ -230,14 +252,20 @@ CYCLE_2026_09 = [
     ("demo/two-strikes", "demo-agent-c", "1.4", "retry", 12, ["timeout"]),
     ("demo/half-way", "demo-agent-c", "1.4", "standard", 12, ["half_fixed"]),
     ("demo/half-way", "demo-agent-c", "1.4", "retry", 12, ["cut_short"]),
-    ("demo/hidden-gem", "demo-agent-a", "1.4", "standard", 13, ["pass_full"]),
+    (
+        "demo/hidden-gem",
+        "demo-agent-a",
+        "1.4",
+        "standard",
+        13,
+        ["pass_full", "pass_full", "pass_full"],
+    ),
 ]
 ENVIRONMENT_REVIEW = {
-    "kind": "review",
+    "action": "review",
     "project": "demo/cleared-app",
     "cycle": "2026-09",
     "finding": "environment",
-    "reviewer": "demo-reviewer",
     "note": "a system package was missing from the image; fixed, the runs are repeated",
 }
 RERUNS = [
@@ -256,6 +284,89 @@ RERUNS = [
         "standard",
         14,
         ["pass_mock", "pass_full", "pass_mock"],
+    ),
+    (
+        "demo/cleared-app",
+        "demo-agent-c",
+        "1.4",
+        "standard",
+        14,
+        ["pass_full", "pass_full", "unverified"],
+    ),
+    (
+        "demo/cleared-app",
+        "demo-agent-d",
+        "1.4",
+        "standard",
+        14,
+        ["no_start", "no_start", "no_start"],
+    ),
+]
+DISPUTED = "demo-010"
+"""demo/tile-server's first timeout for demo-agent-a: its maintainer disputes it."""
+DISPUTE = [
+    {
+        "action": "dispute_open",
+        "run_id": DISPUTED,
+        "claimant": "maintainer of demo/tile-server",
+        "claim": "the run timed out while the machine's package mirror was down",
+    },
+    {
+        "action": "dispute_resolve",
+        "dispute": f"{DISPUTED}.1",
+        "outcome": "rerun",
+        "note": "the recording shows the package mirror refusing every connection; run again",
+    },
+    {
+        "action": "dispute_open",
+        "run_id": "demo-023",
+        "claimant": "maintainer of demo/ghost-build",
+        "claim": "the agent could have started it with the documented flag",
+    },
+    {
+        "action": "dispute_resolve",
+        "dispute": "demo-023.1",
+        "outcome": "upheld",
+        "note": "the recording shows the agent trying the documented flag; the start still failed",
+    },
+]
+DISPUTE_RERUN = [
+    ("demo/tile-server", "demo-agent-a", "1.4", "standard", 15, ["no_start"]),
+]
+OCTOBER_APPROVED = [
+    (
+        "demo/night-owl",
+        "demo-agent-a",
+        "1.5",
+        "standard",
+        2,
+        ["pass_full", "pass_full", "pass_full"],
+    ),
+    (
+        "demo/night-owl",
+        "demo-agent-b",
+        "1.5",
+        "standard",
+        2,
+        ["pass_mock", "pass_mock", "pass_mock"],
+    ),
+    (
+        "demo/quiet-vault",
+        "demo-agent-a",
+        "1.5",
+        "standard",
+        3,
+        ["pass_full", "pass_full", "pass_full"],
+    ),
+]
+OCTOBER_UNAPPROVED = [
+    (
+        "demo/night-owl",
+        "demo-agent-c",
+        "1.5",
+        "standard",
+        4,
+        ["unverified", "pass_full", "pass_full"],
     ),
 ]
 
@@ -285,30 +396,24 @@ def project_record(project_id: str) -> dict[str, Any]:
 
 
 def runs(
-    table: list[tuple[str, str, str, str, int, list[str]]], first: int
+    table: list[tuple[str, str, str, str, int, list[str]]], first: int, cycle: str = "2026-09"
 ) -> list[dict[str, Any]]:
     records, number = [], first
+    month = int(cycle[5:])
     for project_id, agent, edition, attempt, day, profiles in table:
         project = project_record(project_id)
-        model, version = AGENTS[agent]
         for profile in profiles:
             stem, report = REPORTS[profile]
-            started = datetime(2026, 9, day, 10, tzinfo=UTC) + timedelta(minutes=number)
+            started = datetime(2026, month, day, 10, tzinfo=UTC) + timedelta(minutes=number)
             took = budget_minutes(edition, project) if profile == "timeout" else 40
             records.append(
                 {
                     "kind": "run",
                     "run_id": f"demo-{number:03d}",
-                    "cycle": "2026-09",
+                    "cycle": cycle,
                     "edition": edition,
                     "project": project,
-                    "agent": {
-                        "id": agent,
-                        "model": model,
-                        "model_version": version,
-                        "harness": "demo-harness",
-                        "harness_version": "1.0",
-                    },
+                    "agent": {"id": agent},
                     "attempt": attempt,
                     "started_at": started.isoformat().replace("+00:00", "Z"),
                     "finished_at": (started + timedelta(minutes=took))
@@ -328,15 +433,61 @@ def runs(
     return records
 
 
+def agent_records() -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": "agent",
+            "id": agent,
+            "label": label,
+            "model": model,
+            "model_version": version,
+            "harness": "demo-harness",
+            "harness_version": "1.0",
+            "key": "per_run",
+            "sponsor": sponsor,
+        }
+        for agent, (label, model, version, sponsor) in AGENTS.items()
+    ]
+
+
+def cycle_records() -> list[dict[str, Any]]:
+    return [
+        {
+            "kind": "cycle",
+            "id": cycle,
+            "opens": c["opens"],
+            "agents": c["agents"],
+            "stronger_agent": c["stronger_agent"],
+            "projects": [project_record(p) for p in c["projects"]],
+        }
+        for cycle, c in CYCLES.items()
+    ]
+
+
 def write(name: str, records: list[dict[str, Any]]) -> None:
     (HERE / name).write_text("".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records))
 
 
 def main() -> None:
-    september = runs(CYCLE_2026_09, 1)
+    """The files `argusic demo` reads in order: records are ingested, `.actions.jsonl` lines are
+    signed by the demo's owner and submitted; `publish` approves the head for the public."""
+    for stale in HERE.glob("[0-9]*.jsonl"):
+        if not stale.name.startswith("00-"):
+            stale.unlink()
+    write("05-agents.jsonl", agent_records())
+    write("06-cycles.jsonl", cycle_records())
+    september = runs(SEPTEMBER, 1)
     write("10-runs.jsonl", september)
-    write("20-reviews.jsonl", [ENVIRONMENT_REVIEW])
-    write("30-reruns.jsonl", runs(RERUNS, len(september) + 1))
+    write("20-review.actions.jsonl", [ENVIRONMENT_REVIEW])
+    reruns = runs(RERUNS, len(september) + 1)
+    write("30-reruns.jsonl", reruns)
+    write("40-disputes.actions.jsonl", DISPUTE)
+    numbered = len(september) + len(reruns) + 1
+    write("45-dispute-rerun.jsonl", runs(DISPUTE_RERUN, numbered))
+    write("50-close.actions.jsonl", [{"action": "close_cycle", "cycle": "2026-09"}])
+    write("60-runs.jsonl", runs(OCTOBER_APPROVED, 101, "2026-10"))
+    write("70-publish.actions.jsonl", [{"action": "approve_publication", "position": "head"}])
+    write("80-runs.jsonl", runs(OCTOBER_UNAPPROVED, 201, "2026-10"))
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from projections.views.run import run_view
 from tests.conftest import argusic
 from tests.domain.test_evidence import shown, survivors
 from tests.evidence_corpus import BANNERS, MODEL_KEY, Case, clean, planted
+from tests.publishing import publish
 from tests.records import EDITIONS, REPORTS, run
 
 HARNESS = "corpus-harness"
@@ -65,6 +66,7 @@ class Evidence:
         path = self.folder / f"records-{self.files}.jsonl"
         path.write_text("".join(json.dumps(r) + "\n" for r in records))
         ingest(self.ledger, [path], self.store, lambda h: BANNERS if h == HARNESS else [])
+        publish(self.ledger, self.settings.home)  # what the HTTP API (the public's) reads
 
     def view(self, run_id: str) -> Any:
         reads = ProjectionReader(self.ledger, MethodologyProjection())

@@ -14,14 +14,12 @@ import httpx
 import pytest
 from litestar.testing import TestClient
 
-from adapters.artifacts import FileArtifactStore
 from api.http import create_app
-from api.services.ingest import ingest
 from api.wiring import Argusic, Settings
 from ledger.ledger import Ledger
 from ledger.merkle import verify_inclusion
 from ledger.note import Verifier, open_checkpoint
-from tests.conftest import ARGUSIC, DEMO, append_editions
+from tests.conftest import ARGUSIC, append_editions, load_bundled_demo
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -110,7 +108,8 @@ def test_a_real_server_process_on_loopback(ledger: Ledger, cli_env: dict[str, st
         }
         assert httpx.get(f"http://127.0.0.1:{port}/ledger/checkpoint").json()["size"] == 3
         board = httpx.get(f"http://127.0.0.1:{port}/leaderboard", params={"cycle": "2026-09"})
-        assert board.json() == {"cycle": "2026-09", "as_of": 3, "rows": []}
+        # nothing approved yet: no figure (methodology section 1)
+        assert board.json() == {"cycle": "2026-09", "as_of": 0, "rows": [], "approved": None}
     finally:
         stop(server)
 
@@ -139,18 +138,23 @@ def test_make_run_serves_the_demo_on_port_8000(demo_size: int, cli_env: dict[str
 
 @pytest.fixture
 def demo_client(ledger: Ledger, settings: Settings) -> Iterator[TestClient]:  # type: ignore[type-arg]
-    ingest(ledger, sorted(DEMO.glob("*.jsonl")), FileArtifactStore(settings.home / "artifacts"))
+    load_bundled_demo(settings, ledger)
     with TestClient(app=create_app(Argusic(settings, ledger))) as test_client:
         yield test_client
 
 
 def test_read_api_over_the_demo(demo_size: int, demo_client: TestClient) -> None:  # type: ignore[type-arg]
     board = demo_client.get("/leaderboard", params={"cycle": "2026-09"}).json()
-    assert (board["cycle"], board["as_of"]) == ("2026-09", demo_size)
-    # the stronger agent of a verdict chain is no row; an agent with nothing counted comes last
-    assert [r["agent"] for r in board["rows"]][-1] == "demo-agent-d"
+    # the public sees the demo as of its approval, before October's last runs
+    assert (board["cycle"], board["as_of"]) == ("2026-09", board["approved"]["position"])
+    assert board["as_of"] < demo_size
+    # the stronger agent of a verdict chain is no row; each agent under its neutral label
+    assert [(r["agent"], r["label"], r["score"]) for r in board["rows"]][-1] == (
+        "demo-agent-d",
+        "Argusic Agent D",
+        40.0,
+    )
     assert "demo-agent-strong" not in [r["agent"] for r in board["rows"]]
-    assert board["rows"][-1]["score"] is None
     project = demo_client.get("/projects/demo/legacy-cli").json()
     assert (project["project"], project["verdict"]) == ("demo/legacy-cli", "could_not_verify")
     run = demo_client.get("/runs/demo-001").json()
@@ -160,7 +164,9 @@ def test_read_api_over_the_demo(demo_size: int, demo_client: TestClient) -> None
     }
     assert editions["1.2"]["effective_since"] == "2026-09-04"
     sources = demo_client.get("/methodology/sources").json()["sources"]
-    assert sources[0] == {"source_type": "repository", "status": "in_use", "projects_tested": 9}
+    # September's nine public repositories, its secret one (the cycle closed), October's public
+    # one; October's secret one is not published yet
+    assert sources[0] == {"source_type": "repository", "status": "in_use", "projects_tested": 11}
     trace = demo_client.get("/runs/demo-001/trace").json()
     assert trace["events"][0]["type"] == "EditionDrafted"
     assert {e["type"] for e in trace["events"][1:]} == {"RunRecorded", "EvidenceTransformed"}

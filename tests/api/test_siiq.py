@@ -18,6 +18,7 @@ from domain.events import CalibrationAccepted, CalibrationRejected, SiiqInputsRe
 from domain.siiq.index import recompute
 from ledger.ledger import Ledger
 from tests.conftest import argusic
+from tests.publishing import publish
 from tests.siiq_synthetic import Problem, write_inputs
 
 
@@ -141,6 +142,7 @@ def test_the_http_index_and_model_page(
     ledger: Ledger, inputs: dict[str, Path], settings: Settings
 ) -> None:
     calibrate(ledger, inputs)
+    publish(ledger, settings.home)
     with TestClient(app=create_app(Argusic(settings, ledger))) as client:
         index = client.get("/data/index.json").json()
         slug = index["models"][0]["slug"]

@@ -25,6 +25,7 @@ from domain.events import AliasApproved, SourceSnapshotRecorded, SourceTableReco
 from ledger.ledger import Ledger
 from projections.runner import ReadModel
 from projections.siiq_sources import SiiqSourcesProjection, evidence_jsonl, status_document
+from tests.publishing import publish
 from tests.sources_server import DATA, EPOCH_APR, EPOCH_JAN, SourceServer, epoch_zip, serving
 
 ZIP = "epoch/benchmark_data.zip"
@@ -286,6 +287,8 @@ def test_replay_reproduces_the_evidence_and_the_sources_status_at_every_position
 
 @contextmanager
 def client(ledger: Ledger, settings: Settings) -> Iterator[TestClient]:  # type: ignore[type-arg]
+    """The public API, with everything recorded so far approved for it."""
+    publish(ledger, settings.home)
     with TestClient(app=create_app(Argusic(settings, ledger))) as c:
         yield c
 

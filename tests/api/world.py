@@ -10,13 +10,24 @@ from typing import Any
 import msgspec
 
 from adapters.artifacts import FileArtifactStore
+from adapters.clock import utc_now
 from api.services.ingest import ingest
+from api.services.operators import (
+    ActionReport,
+    act,
+    init_operator,
+    operator_signer,
+    read_action,
+)
 from api.services.reader import ProjectionReader
+from domain.state.methodology import Methodology
 from ledger.ledger import Ledger
-from projections.methodology import Methodology, MethodologyProjection
+from projections.methodology import MethodologyProjection
 from projections.views.leaderboard import leaderboard_view
 from projections.views.project import project_view
 from tests.records import EDITIONS, write
+
+OWNER = "rita"
 
 
 class World:
@@ -24,7 +35,7 @@ class World:
 
     def __init__(self, ledger: Ledger, folder: Path) -> None:
         self.ledger, self.folder = ledger, folder
-        self.store = FileArtifactStore(folder / "artifacts")
+        self.store = FileArtifactStore(folder / "home" / "artifacts")  # ARGUSIC_HOME
         self.files = 0
         self.ingest(EDITIONS)
 
@@ -44,13 +55,21 @@ class World:
     def project(self, project_id: str) -> Any:
         return self.reads().answer("p", partial(project_view, project_id=project_id))
 
+    def act(self, action: dict[str, Any], signer: str = OWNER) -> ActionReport:
+        """An operator's signed action (the owner, `rita`, made on first use)."""
+        home = self.folder / "home"
+        if not self.reads().latest().operators:
+            init_operator(home, OWNER, self.ledger, self.reads().latest(), utc_now)
+        key = operator_signer(home, signer)
+        state = self.reads().latest()
+        return act(key, read_action(msgspec.json.encode(action)), self.ledger, state, utc_now)
+
 
 def review(project: str, finding: str, note: str = "") -> dict[str, Any]:
     return {
-        "kind": "review",
+        "action": "review",
         "project": project,
         "cycle": "2026-09",
         "finding": finding,
-        "reviewer": "rita",
         "note": note,
     }

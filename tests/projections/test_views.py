@@ -20,9 +20,10 @@ from domain.events import (
     Report,
     RunRecorded,
 )
+from domain.state.methodology import Methodology
 from ledger.ledger import RecordedEvent
 from projections.base import fold
-from projections.methodology import Methodology, MethodologyProjection
+from projections.methodology import MethodologyProjection
 from projections.views.evidence import served_copy
 from projections.views.project import project_view
 from projections.views.trace import trace_basis

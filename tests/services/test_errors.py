@@ -28,8 +28,9 @@ SAME_INPUT = [
         ("/ledger/proof/consistency", {"first": 6, "second": 5}),
     ),
     (("ledger", "checkpoint", "--size", "99"), ("/ledger/checkpoint", {"size": 99})),
-    (("run", "nobody"), ("/runs/nobody", {})),
-    (("editions", "--as-of", "99"), ("/methodology/editions", {"as_of": 99})),
+    # the HTTP API is the public's: the CLI's public view answers the same
+    (("run", "nobody", "--published"), ("/runs/nobody", {})),
+    (("editions", "--as-of", "99", "--published"), ("/methodology/editions", {"as_of": 99})),
 ]
 
 

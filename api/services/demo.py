@@ -1,0 +1,69 @@
+"""`argusic demo`: the bundled demo (`scripts/demo/`, written by `build.py`) into an empty
+ledger, in its files' order: records ingested; actions (`*.actions.jsonl`) signed by the demo's
+own owner, made here, and submitted; an approval of `"position": "head"` approves the ledger as
+it then stands."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import msgspec
+
+from api.services.ingest import IngestReport, ingest
+from api.services.operators import (
+    Clock,
+    act,
+    key_path,
+    read_action,
+    register_first_owner,
+)
+from api.services.ports import Banners, EvidenceStore
+from api.services.reader import ProjectionReader
+from domain.errors import InvalidInput
+from domain.state.methodology import Methodology
+from ledger.ledger import Ledger
+from ledger.signing_key import create_signer, load_signer
+from projections.methodology import MethodologyProjection
+
+OWNER = "demo-owner"
+
+
+def _action(line: bytes, head: int) -> bytes:
+    data = msgspec.json.decode(line)
+    if data.get("position") == "head":
+        data["position"] = head
+    return msgspec.json.encode(data)
+
+
+def load_demo(
+    folder: Path,
+    *,
+    ledger: Ledger,
+    store: EvidenceStore,
+    banners: Banners,
+    home: Path,
+    clock: Clock,
+) -> IngestReport:
+    """Every file of the demo, in order; the demo only ever goes into an empty ledger."""
+    if ledger.size():
+        raise InvalidInput("the demo loads only into an empty ledger")
+    reader = ProjectionReader(ledger, MethodologyProjection())
+
+    def state() -> Methodology:
+        return reader.latest()
+
+    records = 0
+    for path in sorted(folder.glob("*.jsonl")):
+        if path.name.endswith(".actions.jsonl"):
+            if not state().operators:
+                signer = load_signer(key_path(home, OWNER)) or create_signer(
+                    key_path(home, OWNER), OWNER
+                )
+                register_first_owner(signer, ledger, state(), clock)
+            for line in path.read_bytes().splitlines():
+                action = read_action(_action(line, ledger.size()))
+                act(signer, action, ledger, state(), clock)
+        else:
+            records += ingest(ledger, [path], store, banners).records
+    size = ledger.size()
+    return IngestReport(records=records, appended=size, unchanged=0, ledger_size=size)

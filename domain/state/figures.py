@@ -1,0 +1,88 @@
+"""The figures an audit bundle vouches for (ARCHITECTURE.md, "Operators": `audit bundle`),
+each computed from the public state by the same rules the API's documents use, so a bundle's
+events alone recompute it."""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import msgspec
+
+from domain.errors import InvalidInput, NotFound
+from domain.events import CalibrationAccepted, SiiqInputsRecorded
+from domain.siiq.index import ModelEntry, build_index
+from domain.state.methodology import Methodology
+
+Kind = Literal["run", "leaderboard", "siiq"]
+
+
+class RunFigure(msgspec.Struct, frozen=True, kw_only=True):
+    run_id: str
+    valid: bool
+    invalid_reason: str | None
+    outcome: str | None
+    score: float | None
+
+
+class StandingFigure(msgspec.Struct, frozen=True, kw_only=True):
+    agent: str
+    score: float | None
+    pass_rate: float
+    attempts: int
+    projects_counted: int
+
+
+class LeaderboardFigure(msgspec.Struct, frozen=True, kw_only=True):
+    cycle: str
+    rows: list[StandingFigure]
+
+
+def parse_figure(figure: str) -> tuple[Kind, str]:
+    """`run:ID`, `leaderboard:CYCLE` or `siiq:SLUG`."""
+    kind, _, name = figure.partition(":")
+    if kind not in ("run", "leaderboard", "siiq") or not name:
+        raise InvalidInput(f"figure {figure!r}: give run:ID, leaderboard:CYCLE or siiq:SLUG")
+    return kind, name  # type: ignore[return-value]
+
+
+def run_figure(state: Methodology, run_id: str) -> RunFigure:
+    run = state.runs.get(run_id)
+    if run is None:
+        raise NotFound(f"no published run {run_id!r}")
+    judged = state.judge(run)
+    return RunFigure(
+        run_id=run_id,
+        valid=judged.invalid_reason is None,
+        invalid_reason=judged.invalid_reason,
+        outcome=judged.outcome,
+        score=None if judged.lines is None else float(judged.lines.total),
+    )
+
+
+def leaderboard_figure(state: Methodology, cycle: str) -> LeaderboardFigure:
+    return LeaderboardFigure(
+        cycle=cycle,
+        rows=[
+            StandingFigure(
+                agent=s.agent,
+                score=None if s.score is None else float(s.score),
+                pass_rate=float(s.pass_rate),
+                attempts=s.attempts,
+                projects_counted=s.projects_counted,
+            )
+            for s in state.standings(cycle)
+        ],
+    )
+
+
+def siiq_figure(
+    inputs: SiiqInputsRecorded | None, in_force: CalibrationAccepted | None, slug: str
+) -> ModelEntry:
+    """SI-IQ sections 3 to 6: a model's entry, scored from the inputs with the calibration in
+    force."""
+    if inputs is None or in_force is None:
+        raise NotFound("no SI-IQ calibration is in force")
+    for entry in build_index(inputs.results, in_force.calibration).models:
+        if entry.slug == slug:
+            return entry
+    raise NotFound(f"no SI-IQ for model {slug!r}")

@@ -1,0 +1,178 @@
+"""The methodology's state, and the queries the figures ask of it: a run judged, a run's set,
+projects under review in a cycle, the source types in use, what the public may see."""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Iterator
+
+import msgspec
+
+from domain.editions import version_key
+from domain.environment_qa import is_under_review
+from domain.errors import NotFound
+from domain.events import AgentRegistered, CycleOpened, RunRecorded, SourceType
+from domain.leaderboard import ScoredRun, Standing, leaderboard
+from domain.runs import invalid_reason, repeated, run_outcome, run_score
+from domain.scoring import Outcome, passed
+from domain.source_types import SourceRow, source_table
+from domain.state.records import (
+    Approval,
+    Dispute,
+    Edition,
+    EvidenceCopy,
+    Judged,
+    Noted,
+    OperatorKey,
+    Review,
+    Run,
+)
+
+SetKey = tuple[str, str, str]
+"""A set (sections 7 and 9): the runs of one agent on one project in one cycle."""
+
+
+def set_key(run: RunRecorded) -> SetKey:
+    return (run.agent.id, run.project.id, run.cycle)
+
+
+class Methodology(msgspec.Struct, kw_only=True):
+    editions: dict[str, Edition] = msgspec.field(default_factory=dict)
+    runs: dict[str, Run] = msgspec.field(default_factory=dict)
+    """Run id: the run, in ledger order (a run is recorded once, so arrival order holds)."""
+    sets: dict[str, dict[str, dict[str, list[str]]]] = msgspec.field(default_factory=dict)
+    """Cycle, project, agent: the set's run ids, in ledger order."""
+    reviews: dict[str, dict[str, list[Review]]] = msgspec.field(default_factory=dict)
+    """Project, cycle: its reviews there, in ledger order."""
+    evidence: dict[str, dict[str, EvidenceCopy]] = msgspec.field(default_factory=dict)
+    """Run id: its files (and quoted text) by kind, as served."""
+    reruns: dict[str, Noted] = msgspec.field(default_factory=dict)
+    voided: dict[str, Noted] = msgspec.field(default_factory=dict)
+    agents: dict[str, AgentRegistered] = msgspec.field(default_factory=dict)
+    cycles: dict[str, CycleOpened] = msgspec.field(default_factory=dict)
+    closed: dict[str, int] = msgspec.field(default_factory=dict)
+    """Cycle: the position of its closing."""
+    disputes: dict[str, Dispute] = msgspec.field(default_factory=dict)
+    operators: dict[str, OperatorKey] = msgspec.field(default_factory=dict)
+    """Key id: the operator's key."""
+    sequences: dict[str, int] = msgspec.field(default_factory=dict)
+    """Key id: the sequence number of the last action it signed."""
+    approvals: list[Approval] = msgspec.field(default_factory=list)
+
+    def ordered_editions(self) -> list[Edition]:
+        return sorted(self.editions.values(), key=lambda e: version_key(e.event.version))
+
+    def find_run(self, run_id: str, as_of: int) -> Run:
+        run = self.runs.get(run_id)
+        if run is None:
+            raise NotFound(f"no run {run_id!r} as of position {as_of}")
+        return run
+
+    def rerun_reason(self, run_id: str) -> str | None:
+        """Why the run is repeated (its evidence withheld, an environment fault), if it is."""
+        requested = self.reruns.get(run_id)
+        return None if requested is None else requested.reason
+
+    def set_aside(self, run_id: str) -> str | None:
+        """Why the ledger set a recorded run aside: voided, or repeated."""
+        if run_id in self.voided:
+            return self.voided[run_id].reason
+        again = self.rerun_reason(run_id)
+        return None if again is None else repeated(again)
+
+    def judge(self, run: Run) -> Judged:
+        """The run under its own edition, with what was recorded against it since."""
+        aside = self.set_aside(run.event.run_id)
+        return Judged(
+            run=run,
+            invalid_reason=invalid_reason(run.event, aside),
+            outcome=run_outcome(run.event, aside),
+            lines=run_score(run.event, aside),
+        )
+
+    def judged(self) -> list[Judged]:
+        """Every run, judged, in ledger order."""
+        return [self.judge(run) for run in self.runs.values()]
+
+    def set_members(self, key: SetKey) -> list[Run]:
+        """The runs of a set, valid or not, in ledger order."""
+        agent, project, cycle = key
+        members = self.sets.get(cycle, {}).get(project, {}).get(agent, [])
+        return [self.runs[run_id] for run_id in members]
+
+    def cycle_runs(self, cycle: str, project: str) -> Iterator[tuple[str, Judged]]:
+        """Each agent's runs on a project in a cycle, judged."""
+        for agent, run_ids in self.sets.get(cycle, {}).get(project, {}).items():
+            for run_id in run_ids:
+                yield agent, self.judge(self.runs[run_id])
+
+    def source_rows(self) -> list[SourceRow]:
+        """Section 6a: the source-type table; a project counts once a valid run of it is
+        recorded and it is published (the public pool, or a secret pool whose cycle closed)."""
+        tested = [
+            (
+                j.event.project.source_type,
+                "public" if j.event.cycle in self.closed else j.event.project.pool,
+                j.event.project.id,
+            )
+            for j in self.judged()
+            if j.invalid_reason is None
+        ]
+        return source_table(tested)
+
+    def sources_in_use(self) -> set[SourceType]:
+        """Section 6a: the source types a published project's valid run has put in use."""
+        return {row.source_type for row in self.source_rows() if row.status == "in_use"}
+
+    def roster(self, cycle: str) -> list[str] | None:
+        """The cycle's agents, where it has a record."""
+        record = self.cycles.get(cycle)
+        return None if record is None else record.agents
+
+    def under_review(self, cycle: str) -> set[str]:
+        """Section 15, for every project of a cycle at once."""
+        in_use = self.sources_in_use()
+        return {p for p in self.sets.get(cycle, {}) if self._under_review_in(cycle, p, in_use)}
+
+    def _under_review_in(self, cycle: str, project: str, in_use: set[SourceType]) -> bool:
+        """A `project` finding settles the cycle; runs an `environment` finding voided no
+        longer count; a source type not started counts nowhere (section 6a)."""
+        if any(r.finding == "project" for r in self.reviews.get(project, {}).get(cycle, [])):
+            return False
+        by_agent: dict[str, list[Outcome]] = defaultdict(list)
+        for agent, judged in self.cycle_runs(cycle, project):
+            if judged.event.project.source_type not in in_use:
+                return False
+            if judged.outcome is not None:
+                by_agent[agent].append(judged.outcome)
+        return is_under_review(by_agent, self.roster(cycle))
+
+    def failed_runs(self, cycle: str, project: str) -> list[str]:
+        """The valid runs of a cycle on a project, none of them a pass (it is under review)."""
+        return [j.event.run_id for _, j in self.cycle_runs(cycle, project) if j.outcome]
+
+    def standings(self, cycle: str) -> list[Standing]:
+        """Sections 6a, 9 and 10: the cycle's valid runs of source types in use, by agent."""
+        in_use = self.sources_in_use()
+        scored = [
+            ScoredRun(
+                j.event.agent.id,
+                j.event.project.id,
+                j.lines.total,
+                passed(j.outcome),
+                j.event.attempt == "stronger",
+            )
+            for j in self.judged()
+            if j.event.cycle == cycle
+            and j.outcome is not None
+            and j.lines is not None
+            and j.event.project.source_type in in_use
+        ]
+        return leaderboard(scored, self.under_review(cycle))
+
+    def published(self) -> Approval | None:
+        """The latest approval for the public (section 1), if any."""
+        return self.approvals[-1] if self.approvals else None
+
+    def run_disputes(self, run_id: str) -> list[Dispute]:
+        return [d for d in self.disputes.values() if d.run_id == run_id]

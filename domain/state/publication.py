@@ -1,0 +1,61 @@
+"""What the public may see of the state (methodology sections 5, 6 and 18): the secret pool's
+projects, their runs and their evidence stay out of every public figure until their cycle is
+closed; the secret pool of an open cycle is not listed."""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.state.methodology import Methodology
+
+
+def hidden_runs(state: Methodology) -> set[str]:
+    """Section 6: "20% grupo secreto ... se publica solo cuando termina el ciclo"."""
+    return {
+        run_id
+        for run_id, run in state.runs.items()
+        if run.event.project.pool == "secret" and run.event.cycle not in state.closed
+    }
+
+
+def public_state(state: Methodology) -> Methodology:
+    """The state without what the public may not see yet; the state itself when that is
+    nothing."""
+    hidden = hidden_runs(state)
+    open_secret = any(
+        project.pool == "secret"
+        for cycle in state.cycles.values()
+        if cycle.id not in state.closed
+        for project in cycle.projects
+    )
+    if not hidden and not open_secret:
+        return state
+    secret = {(r.event.project.id, r.event.cycle) for r in map(state.runs.__getitem__, hidden)}
+    return msgspec.structs.replace(
+        state,
+        runs={k: v for k, v in state.runs.items() if k not in hidden},
+        sets={
+            cycle: {
+                project: agents
+                for project, agents in projects.items()
+                if (project, cycle) not in secret
+            }
+            for cycle, projects in state.sets.items()
+        },
+        reviews={
+            project: {c: r for c, r in cycles.items() if (project, c) not in secret}
+            for project, cycles in state.reviews.items()
+        },
+        evidence={k: v for k, v in state.evidence.items() if k not in hidden},
+        reruns={k: v for k, v in state.reruns.items() if k not in hidden},
+        voided={k: v for k, v in state.voided.items() if k not in hidden},
+        disputes={k: v for k, v in state.disputes.items() if v.run_id not in hidden},
+        cycles={
+            cycle_id: cycle
+            if cycle_id in state.closed
+            else msgspec.structs.replace(
+                cycle, projects=[p for p in cycle.projects if p.pool != "secret"]
+            )
+            for cycle_id, cycle in state.cycles.items()
+        },
+    )

@@ -1,0 +1,95 @@
+"""What the folded state keeps of each fact, with the position it arrived at."""
+
+from __future__ import annotations
+
+from typing import Literal, NamedTuple
+
+import msgspec
+
+from domain.environment_qa import Finding
+from domain.events import EditionDrafted, RunRecorded
+from domain.scoring import Outcome, ScoreLines
+
+
+class Edition(msgspec.Struct, frozen=True, kw_only=True):
+    position: int
+    event: EditionDrafted
+
+
+class Run(msgspec.Struct, frozen=True, kw_only=True):
+    """A recorded run and the ledger position it arrived at."""
+
+    position: int
+    event: RunRecorded
+
+
+class EvidenceCopy(msgspec.Struct, kw_only=True):
+    """A run's file as served (section 17): the transforms applied in order, or why withheld."""
+
+    raw_sha256: str
+    served_sha256: str | None = None
+    stored_sha256: str | None = None
+    """The file as kept (section 17: security-redacted as it arrived), where it was."""
+    transforms: list[str] = msgspec.field(default_factory=list)
+    counts: dict[str, int] = msgspec.field(default_factory=dict)
+    withheld: str | None = None
+    positions: list[int] = msgspec.field(default_factory=list)
+
+
+class Noted(msgspec.Struct, frozen=True, kw_only=True):
+    """A reason recorded against a run after it (a rerun request, a voiding), and where."""
+
+    position: int
+    reason: str
+
+
+class Review(msgspec.Struct, frozen=True, kw_only=True):
+    position: int
+    finding: Finding
+    reviewer: str
+    note: str
+
+
+class Dispute(msgspec.Struct, kw_only=True):
+    """Section 19: a dispute of a run's result and, once resolved, how."""
+
+    id: str
+    run_id: str
+    claimant: str
+    claim: str
+    opened_at: int
+    outcome: Literal["upheld", "rerun"] | None = None
+    note: str | None = None
+    resolved_at: int | None = None
+
+
+class OperatorKey(msgspec.Struct, kw_only=True):
+    """A registered operator key, its role, and the last sequence it signed."""
+
+    name: str
+    key_id: str
+    public_key: str
+    role: Literal["owner", "operator"]
+    registered_at: int
+    revoked_at: int | None = None
+
+
+class Approval(msgspec.Struct, frozen=True, kw_only=True):
+    """An approval of the ledger up to `position` for the public, made at `at`."""
+
+    position: int
+    at: int
+    operator: str
+
+
+class Judged(NamedTuple):
+    """A run as the rules judge it: why it does not count, or its outcome and score lines."""
+
+    run: Run
+    invalid_reason: str | None
+    outcome: Outcome | None
+    lines: ScoreLines | None
+
+    @property
+    def event(self) -> RunRecorded:
+        return self.run.event
