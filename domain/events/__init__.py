@@ -22,6 +22,31 @@ from domain.events.methodology import (
     SourceType,
     TestDepth,
 )
+from domain.events.runner import (
+    AgentExited,
+    AgentRuntime,
+    AgentStarted,
+    AgentTimedOut,
+    EmergencyStopped,
+    Ended,
+    EvidenceStored,
+    KeyMode,
+    ModelKeyCreated,
+    ModelKeyCreationFailed,
+    ModelKeyDeleted,
+    ModelKeyRequested,
+    RunAborted,
+    RunCancelled,
+    RunClaimed,
+    RunClosed,
+    RunScheduled,
+    SandboxCreated,
+    SandboxLimits,
+    SandboxRemoved,
+    SourceFetched,
+    SweepCompleted,
+    Tier,
+)
 from domain.events.siiq import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
 
 DomainEvent = (
@@ -34,33 +59,75 @@ DomainEvent = (
     | SiiqInputsRecorded
     | CalibrationAccepted
     | CalibrationRejected
+    | RunScheduled
+    | RunClaimed
+    | ModelKeyRequested
+    | ModelKeyCreated
+    | ModelKeyCreationFailed
+    | SourceFetched
+    | SandboxCreated
+    | AgentStarted
+    | AgentExited
+    | AgentTimedOut
+    | RunCancelled
+    | RunAborted
+    | EvidenceStored
+    | ModelKeyDeleted
+    | SandboxRemoved
+    | RunClosed
+    | SweepCompleted
+    | EmergencyStopped
 )
 """The tagged union the ledger decodes; extend it with every new event type."""
 
 __all__ = [
     "Agent",
+    "AgentExited",
+    "AgentRuntime",
+    "AgentStarted",
+    "AgentTimedOut",
     "AttemptKind",
     "CalibrationAccepted",
     "CalibrationRejected",
     "Count",
     "DomainEvent",
     "EditionDrafted",
+    "EmergencyStopped",
+    "Ended",
     "Event",
     "Evidence",
+    "EvidenceStored",
     "EvidenceTransformed",
     "Fingerprint",
     "InputRecord",
+    "KeyMode",
+    "ModelKeyCreated",
+    "ModelKeyCreationFailed",
+    "ModelKeyDeleted",
+    "ModelKeyRequested",
     "Pool",
     "Project",
     "ProjectReviewCleared",
     "RecordingWithheld",
     "Report",
     "RerunRequested",
+    "RunAborted",
+    "RunCancelled",
+    "RunClaimed",
+    "RunClosed",
     "RunRecorded",
+    "RunScheduled",
     "RunStatus",
+    "SandboxCreated",
+    "SandboxLimits",
+    "SandboxRemoved",
+    "SiiqInputsRecorded",
+    "SourceFetched",
     "SourceType",
+    "SweepCompleted",
     "TestDepth",
     "Text",
+    "Tier",
     "Value",
     "require_utc",
 ]
