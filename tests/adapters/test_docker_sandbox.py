@@ -150,7 +150,8 @@ def test_killing_the_sandbox_kills_grandchildren_and_daemons(
     marker = f"marker-{uuid.uuid4().hex[:8]}"
     s = spec()
     create(sandboxes, made, s, files(project__x="x"))
-    script = f"(sleep 1000 & sleep 1000) & setsid sh -c 'while :; do sleep 1; done # {marker}' & echo up; wait"
+    daemon = f"setsid sh -c 'while :; do sleep 1; done # {marker}'"
+    script = f"(sleep 1000 & sleep 1000) & {daemon} & echo up; wait"
     session = sandboxes.start_agent(s.name, ["sh", "-c", script], {})
     assert session.read().startswith(b"up")
     time.sleep(0.5)
@@ -172,7 +173,7 @@ def test_a_taken_name_is_refused(sandboxes: DockerSandboxes, made: list[str]) ->
     """Reused names answer 409: which is why every attempt gets its own."""
     s = spec()
     create(sandboxes, made, s, files(project__x="x"))
-    with pytest.raises(SandboxError, match="Conflict|already in use"):
+    with pytest.raises(SandboxError, match=r"Conflict|already in use"):
         sandboxes.create(s, files(project__x="x"))
 
 
