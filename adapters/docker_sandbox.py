@@ -25,8 +25,8 @@ import docker.errors
 import requests
 
 from domain.errors import ArgusicError
-from domain.events import SandboxLimits
 from domain.runner.naming import LABEL_RUN, SANDBOX_PREFIX
+from domain.runner.sandbox import SandboxSpec
 
 PROJECT_DIR = "/argusic/project"
 T = TypeVar("T")
@@ -38,16 +38,6 @@ class SandboxError(ArgusicError, RuntimeError):
 
 class SandboxGone(SandboxError):
     """The container is not there (removed from outside, or never made)."""
-
-
-@dataclass(frozen=True)
-class SandboxSpec:
-    name: str
-    image: str
-    labels: dict[str, str]
-    limits: SandboxLimits
-    pid1_seconds: int
-    environment: dict[str, str]
 
 
 @dataclass(frozen=True)

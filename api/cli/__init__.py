@@ -9,10 +9,11 @@ import msgspec
 from eventsourcing.persistence import PersistenceError
 
 from api import logs
-from api.cli import core, hardware, ledger_commands, methodology, siiq
+from api.cli import core, hardware, ledger_commands, methodology, runner, siiq
 from api.cli.output import Session, emit_error
 from api.ingest import IngestRejected
 from api.wiring import ConfigurationError, Settings
+from domain.errors import ArgusicError, InvalidInput
 from domain.hardware import HardwareInputError
 from domain.siiq.data import InputError
 from ledger.keys import SigningKeyMissing
@@ -37,6 +38,10 @@ class ArgusicGroup(click.Group):
             emit_error(ctx, str(e), EXIT_USAGE)
         except (LedgerIntegrityError, MigrationError) as e:
             emit_error(ctx, str(e), EXIT_INTEGRITY)
+        except InvalidInput as e:
+            emit_error(ctx, str(e), EXIT_REJECTED)
+        except ArgusicError as e:  # setup: the engine, the key API, the configuration
+            emit_error(ctx, str(e), EXIT_USAGE)
         return None
 
 
@@ -55,6 +60,8 @@ for command in (
     ledger_commands.ledger,
     siiq.siiq,
     hardware.hardware_group,
+    *runner.commands,
+    *runner.groups,
 ):
     cli.add_command(command)
 

@@ -220,10 +220,11 @@ def fold(events: Iterable[RunEvent]) -> RunState:
 
 
 def is_live(state: RunState, now: datetime) -> bool:
-    """Methodology section 7, "La clave del modelo": a run in progress owns its key and sandbox
-    only until its deadline; after it (or once the run has ended) nothing of it is live."""
-    in_progress = state.phase in ("running", *_BEFORE_START)
-    return in_progress and state.deadline is not None and now < state.deadline
+    """Methodology section 7, "La clave del modelo": a claimed run owns its key and sandbox
+    until it closes, and never past its deadline; after it, nothing of it is live and the
+    sweeper may remove it whoever started it."""
+    claimed = state.phase not in ("scheduled", "closed")
+    return claimed and state.deadline is not None and now < state.deadline
 
 
 def claimable(state: RunState, now: datetime) -> bool:

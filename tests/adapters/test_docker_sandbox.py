@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from adapters.docker_sandbox import DockerSandboxes, SandboxError, SandboxSpec
+from adapters.docker_sandbox import DockerSandboxes, SandboxError
 from adapters.recording import SessionRecorder
 from adapters.sandbox_images import BASELINE_IMAGE, SANDBOX_IMAGE
 from domain.events import SandboxLimits
+from domain.runner.sandbox import SandboxSpec
 from tests.runner_fixtures import host_processes, images, require_docker, sandboxes
 
 __all__ = ["images", "sandboxes"]
