@@ -8,6 +8,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
 from pathlib import Path
 
 import msgspec
@@ -25,7 +26,7 @@ from domain.events import (
     SandboxRemoved,
 )
 from domain.runner.lifecycle import RunState, apply, leftovers
-from domain.runner.naming import rerun_id
+from domain.runner.naming import rerun_delay, rerun_id
 from domain.runner.record import run_record
 from domain.runs import EvidencePaths
 from ledger.ledger import NewEvent
@@ -192,8 +193,14 @@ def _closing(
     rerun = None
     if state.ended == "aborted":
         rerun = rerun_id(state.run_id)
+        now = runner.clock()
+        wait = timedelta(seconds=rerun_delay(state.run_id, runner.rerun_delay_seconds))
         again = msgspec.structs.replace(
-            state.scheduled, run_id=rerun, scheduled_at=runner.clock(), replaces=state.run_id
+            state.scheduled,
+            run_id=rerun,
+            scheduled_at=now,
+            replaces=state.run_id,
+            not_before=now + wait,
         )
         beside.append(NewEvent(again, 1))
     if state.evidence is not None:

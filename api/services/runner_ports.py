@@ -135,6 +135,8 @@ class Runner:
     shared_keys: Mapping[str, str] = field(default_factory=dict)
     """Vendor-shared keys by variable name, for `shared_vendor` agents (never per-run)."""
     key_retry_seconds: float = 300
+    rerun_delay_seconds: float = 60
+    """An aborted run's rerun waits this long, doubled for each generation (capped at 1 h)."""
     poll_seconds: float = 0.5
 
     def evidence_paths(self, run_id: str) -> tuple[Path, Path]:

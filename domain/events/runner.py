@@ -69,6 +69,8 @@ class RunScheduled(_RunFact, frozen=True):
     scheduled_at: datetime
     replaces: str | None = None
     """The run this one repeats (it was cut short by Argusic's tooling)."""
+    not_before: datetime | None = None
+    """A rerun waits this long, so a broken engine is not hammered in a loop."""
 
 
 class RunClaimed(_RunFact, frozen=True):

@@ -119,7 +119,7 @@ class RunState(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def initial(event: RunScheduled) -> RunState:
-    return RunState(scheduled=event)
+    return RunState(scheduled=event, not_before=event.not_before)
 
 
 def _at(state: RunState, phase: Phase, **changes: object) -> RunState:

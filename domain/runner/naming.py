@@ -44,6 +44,17 @@ def parse_key_name(name: str) -> KeyName | None:
     return KeyName(ledger, int(claim[1:]), run_id)
 
 
+def rerun_generation(run_id: str) -> int:
+    """1 for a first run, 2 for its first rerun, and so on."""
+    base, _, number = run_id.rpartition("~r")
+    return int(number) if base and number.isdigit() else 1
+
+
+def rerun_delay(run_id: str, base_seconds: float, cap_seconds: float = 3600) -> float:
+    """How long the rerun of `run_id` waits: doubling with each generation, capped."""
+    return min(cap_seconds, base_seconds * 2 ** (rerun_generation(run_id) - 1))
+
+
 def rerun_id(run_id: str) -> str:
     """Methodology section 11: the id of the run that repeats one Argusic's tooling cut short."""
     base, _, number = run_id.rpartition("~r")

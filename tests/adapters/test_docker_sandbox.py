@@ -189,9 +189,11 @@ def test_the_baseline_image_has_its_agent(
 class StallingProxy:
     """A Unix socket in front of the real engine that forwards, or swallows when stalled."""
 
-    def __init__(self, path: Path) -> None:
+    def __init__(self, path: Path, stall_on: bytes | None = None) -> None:
         self.path = str(path)
         self.stalled = False
+        self.stall_on = stall_on
+        self.held: list[socket.socket] = []
         self.server = socket.socket(socket.AF_UNIX)
         self.server.bind(self.path)
         self.server.listen()
@@ -203,22 +205,36 @@ class StallingProxy:
                 client, _ = self.server.accept()
             except OSError:
                 return
-            if self.stalled:
-                continue  # never answered
-            upstream = socket.socket(socket.AF_UNIX)
-            upstream.connect("/var/run/docker.sock")
-            for a, b in ((client, upstream), (upstream, client)):
-                threading.Thread(target=self._pipe, args=(a, b), daemon=True).start()
+            threading.Thread(target=self._serve, args=(client,), daemon=True).start()
 
-    @staticmethod
-    def _pipe(a: socket.socket, b: socket.socket) -> None:
+    def _serve(self, client: socket.socket) -> None:
+        if self.stalled:
+            self.held.append(client)  # never answered
+            return
+        upstream = socket.socket(socket.AF_UNIX)
+        upstream.connect("/var/run/docker.sock")
+        threading.Thread(target=self._pipe, args=(client, upstream, True), daemon=True).start()
+        threading.Thread(target=self._pipe, args=(upstream, client, False), daemon=True).start()
+
+    def _stalls(self, data: bytes) -> bool:
+        """A request (on a new or a kept-alive connection) the proxy must swallow."""
+        if self.stalled:
+            return True
+        line = data.split(b"\r\n", 1)[0]
+        return self.stall_on is not None and self.stall_on in line
+
+    def _pipe(self, a: socket.socket, b: socket.socket, requests: bool) -> None:
         try:
             while data := a.recv(65536):
+                if requests and self._stalls(data):
+                    self.held.append(a)
+                    return
                 b.sendall(data)
         except OSError:
             pass
         finally:
-            b.close()
+            if not (requests and a in self.held):
+                b.close()
 
     def close(self) -> None:
         self.server.close()

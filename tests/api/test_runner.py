@@ -3,6 +3,7 @@ on 127.0.0.1 (issue 12's acceptance table; budgets shrunk to seconds)."""
 
 from __future__ import annotations
 
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -12,6 +13,7 @@ import pytest
 from adapters.artifacts import FileArtifactStore
 from adapters.keys_stand_in import KeyStandIn
 from adapters.sandbox_images import BASELINE_IMAGE
+from api.services.sweep import sweep
 from api.wiring import Settings
 from domain.events import (
     AgentStarted,
@@ -135,3 +137,56 @@ def test_after_a_timeout_nothing_runs_and_the_key_is_dead(rig: Rig) -> None:
     assert [r.status for r in deletes][:1] == [200]
     started = next(e for e in rig.events("r-timeout") if isinstance(e, AgentStarted))
     assert (started.timeout_at - started.started_at).total_seconds() == 3
+
+
+def test_our_own_timeouts_abort_never_time_out(
+    images: dict[str, str], settings: Settings, ledger: Ledger, stand_in: KeyStandIn, tmp_path: Path
+) -> None:
+    """coder/xum #1539, SWE-bench #157, Inspect #518: a stalled Docker socket fails closed
+    within its bound; our own timeout is `aborted`, never `timeout`; the key is deleted."""
+    from adapters.docker_sandbox import DockerSandboxes
+    from tests.adapters.test_docker_sandbox import StallingProxy
+
+    proxy = StallingProxy(tmp_path / "docker.sock", stall_on=b"/start")
+    rig = Rig(settings, ledger, stand_in, tmp_path)
+    rig.runner.sandboxes = DockerSandboxes(base_url=f"unix://{proxy.path}", timeout=2)
+    try:
+        rig.schedule("installs-and-runs", "r-stalled")
+        rig.work()
+        state = rig.state("r-stalled")
+        assert state.ended == "aborted"
+        assert "in time" in getattr(state.ending, "reason", "")
+        assert not any(type(e).__name__ == "AgentTimedOut" for e in rig.events("r-stalled"))
+        assert rig.live_keys() == []
+        rerun = rig.state("r-stalled~r2")  # aborted: never counted, run again
+        assert rerun.scheduled.replaces == "r-stalled"
+    finally:
+        proxy.close()
+        rig.close()
+
+
+def test_no_key_no_start_and_never_a_shared_key(rig: Rig) -> None:
+    """Section 7, "La clave del modelo": key creation failing (here: the key API stalls past
+    its bound) starts nothing; the run is tried again later; the key made late is swept."""
+    rig.runner.shared_keys = {"OPENROUTER_API_KEY": "sk-or-v1-" + "0" * 64}  # never used
+    rig.runner.key_retry_seconds = 1
+    rig.stand_in.switches.create_delay = 3  # over the client's 2 s
+    rig.schedule("installs-and-runs", "r-nokey")
+    first = rig.work()
+    assert first.executed == {"r-nokey": "scheduled"}
+    state = rig.state("r-nokey")
+    assert state.phase == "scheduled"
+    assert state.not_before is not None
+    kinds = [type(e).__name__ for e in rig.events("r-nokey")]
+    assert kinds == ["RunScheduled", "RunClaimed", "ModelKeyRequested", "ModelKeyCreationFailed"]
+    assert rig.containers() == []
+    rig.stand_in.switches.create_delay = 0
+    time.sleep(1.5)  # the late answer's key exists at the provider now
+    assert len(rig.live_keys()) == 1
+    assert len(sweep(rig.runner).keys_deleted) == 1
+    assert rig.live_keys() == []
+    second = rig.work()  # the retry delay is over: it runs, under its second claim
+    assert second.executed == {"r-nokey": "exited"}
+    assert rig.state("r-nokey").claim == 2
+    _, secret = key_of(rig, "r-nokey")
+    assert secret != rig.runner.shared_keys["OPENROUTER_API_KEY"]

@@ -15,7 +15,7 @@ from domain.runner.budgets import (
     timeout_at,
 )
 from domain.runner.config import Budgets
-from domain.runner.naming import key_name, parse_key_name, rerun_id, sandbox_name
+from domain.runner.naming import key_name, parse_key_name, rerun_delay, rerun_id, sandbox_name
 from tests.runner_events import T0
 
 
@@ -74,3 +74,8 @@ def test_key_names_give_back_their_owner() -> None:
 def test_rerun_ids_count_up() -> None:
     assert rerun_id("r1") == "r1~r2"
     assert rerun_id("r1~r2") == "r1~r3"
+
+
+def test_rerun_delay_doubles_per_generation_capped() -> None:
+    assert [rerun_delay(r, 60) for r in ("r1", "r1~r2", "r1~r3")] == [60, 120, 240]
+    assert rerun_delay("r1~r40", 60) == 3600
