@@ -190,3 +190,155 @@ def test_no_key_no_start_and_never_a_shared_key(rig: Rig) -> None:
     assert rig.state("r-nokey").claim == 2
     _, secret = key_of(rig, "r-nokey")
     assert secret != rig.runner.shared_keys["OPENROUTER_API_KEY"]
+
+
+def wait_for(condition: object, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting")
+
+
+def started(rig: Rig, run_id: str) -> bool:
+    try:
+        return rig.state(run_id).phase == "running"
+    except LookupError:
+        return False
+
+
+def test_an_orchestrator_killed_mid_run_leaves_nothing_after_restart_and_sweep(
+    rig: Rig, cli_env: dict[str, str]
+) -> None:
+    """agent-baselines #25, trajectoryRL #203: after a SIGKILL, restart + sweep leave no
+    container, volume or key; the run is aborted and rescheduled; the cast is valid."""
+    import signal
+    import subprocess
+
+    from api.services.run_end import recover
+    from domain.evidence.asciicast import parse, split_lines
+    from tests.conftest import ARGUSIC
+
+    rig.schedule("outlasts-budget", "r-crash", budget=120)
+    volumes = len(rig.runner.sandboxes.api.volumes()["Volumes"] or [])
+    worker = subprocess.Popen(
+        [ARGUSIC, "worker", "--once", "--worker-id", "w-crash"],
+        env={**cli_env, **rig.env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(lambda: started(rig, "r-crash"), 60)
+        cast, _ = rig.runner.evidence_paths("r-crash")
+        wait_for(lambda: b"compiling unit 2" in cast.read_bytes(), 30)
+    finally:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait()
+    assert rig.containers()  # left running by the dead orchestrator
+    assert rig.live_keys()
+    header, _, blocks = parse(split_lines([cast.read_bytes()]))  # valid after the SIGKILL
+    assert header["version"] == 2
+    assert sum(len(b.lines) for b in blocks) >= 2
+    assert recover(rig.runner, "w-crash") == ["r-crash"]  # what `argusic worker` does first
+    sweep(rig.runner)
+    assert rig.containers() == []
+    assert rig.live_keys() == []
+    assert len(rig.runner.sandboxes.api.volumes()["Volumes"] or []) <= volumes
+    assert host_processes("argusic-fixture-daemon") == []
+    state = rig.state("r-crash")
+    assert state.phase == "closed"
+    assert state.ended == "aborted"
+    assert rig.state("r-crash~r2").scheduled.replaces == "r-crash"
+    recorded = rig.recorded("r-crash")
+    assert recorded is not None
+    assert recorded.status == "invalid"
+    assert run_outcome(recorded) is None  # never counted
+
+
+def test_names_are_unique_per_attempt(rig: Rig) -> None:
+    """SWE-bench's 409 ghost containers: a container left by an earlier attempt of the same run
+    (here: made by another ledger, still within its deadline) does not stop the next one."""
+    from domain.events import SandboxLimits
+    from domain.runner.sandbox import SandboxSpec
+
+    rig.schedule("installs-and-runs", "r-ghost")
+    ghost = SandboxSpec(
+        name="argusic-run-r-ghost-c1-ghost",
+        image=BASELINE_IMAGE,
+        labels={
+            "argusic.run": "r-ghost",
+            "argusic.ledger": "other",
+            "argusic.deadline": "2099-01-01T00:00:00Z",
+        },
+        limits=SandboxLimits(memory_bytes=64 << 20, nano_cpus=10**8, pids=16, network="none"),
+        pid1_seconds=120,
+        environment={},
+    )
+    rig.runner.sandboxes.create(ghost, b"\0" * 1024)
+    try:
+        assert rig.work().executed == {"r-ghost": "exited"}
+        made = next(e for e in rig.events("r-ghost") if isinstance(e, SandboxCreated))
+        assert made.name != ghost.name
+        assert made.name.startswith("argusic-run-r-ghost-c1-")
+        assert sweep(rig.runner).sandboxes_removed == []  # another ledger's, not yet overdue
+    finally:
+        rig.runner.sandboxes.remove(ghost.name)
+
+
+def test_a_sandbox_killed_from_outside_aborts_the_run_and_deletes_the_key(rig: Rig) -> None:
+    """Inspect #4709: a dead sandbox is noticed; the run is `aborted` and its key deleted."""
+    import threading
+
+    rig.schedule("outlasts-budget", "r-killed", budget=60)
+
+    def kill_when_running() -> None:
+        wait_for(lambda: started(rig, "r-killed"), 60)
+        time.sleep(1)
+        name = rig.state("r-killed").sandbox
+        rig.runner.sandboxes.api.kill(name)
+
+    killer = threading.Thread(target=kill_when_running)
+    killer.start()
+    assert rig.work().executed == {"r-killed": "aborted"}
+    killer.join()
+    state = rig.state("r-killed")
+    assert "stopped from outside" in getattr(state.ending, "reason", "")
+    _, secret = key_of(rig, "r-killed")
+    assert model_call(rig.stand_in, secret) == 401
+    assert rig.live_keys() == []
+    assert rig.containers() == []
+
+
+@pytest.mark.parametrize("how", ["cancel", "stop-all"])
+def test_cancel_and_emergency_stop_delete_keys_and_record_it(
+    rig: Rig, cli_env: dict[str, str], how: str
+) -> None:
+    """Methodology v1.5: before 2026-10-08 a cancel or an emergency stop did not delete the key.
+    Both are the real commands, run while a worker executes the run."""
+    import threading
+
+    from tests.conftest import argusic
+
+    rig.schedule("outlasts-budget", "r-stop", budget=60)
+    done: dict[str, object] = {}
+    worker = threading.Thread(target=lambda: done.update(rig.work().executed))
+    worker.start()
+    wait_for(lambda: started(rig, "r-stop"), 60)
+    key_hash, secret = key_of(rig, "r-stop")
+    command = ["cancel", "r-stop"] if how == "cancel" else ["stop-all"]
+    result = argusic({**cli_env, **rig.env}, *command, "--by", "ops", "--json")
+    assert result.returncode == 0, result.stderr
+    worker.join(60)
+    assert done == {"r-stop": "cancelled"}
+    events = rig.events("r-stop")
+    assert [type(e).__name__ for e in events].count("RunCancelled") == 1
+    deleted = [e for e in events if isinstance(e, ModelKeyDeleted)]
+    assert [d.key_hash for d in deleted] == [key_hash]
+    assert model_call(rig.stand_in, secret) == 401
+    assert rig.containers() == []
+    assert rig.state("r-stop").phase == "closed"
+    assert rig.recorded("r-stop") is None  # cancelled: never counted
+    if how == "stop-all":
+        stops = [r.event for r in rig.ledger.stream("runner-sweeps")]
+        assert [type(e).__name__ for e in stops] == ["EmergencyStopped"]
