@@ -38,11 +38,12 @@ methodology-checks: install
 test: install postgres docker methodology-checks
 	ARGUSIC_REQUIRE_SERVICES=1 $(BIN)/python -m pytest
 
-bench: install postgres
+bench: install postgres docker
 	$(BIN)/python scripts/bench_ledger.py
 	$(BIN)/python scripts/bench_methodology.py
 	$(BIN)/python scripts/bench_siiq.py
 	$(BIN)/python scripts/bench_evidence.py
+	$(BIN)/python scripts/bench_runner.py
 
 lint: install
 	$(BIN)/ruff check .

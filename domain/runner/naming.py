@@ -52,7 +52,7 @@ def rerun_generation(run_id: str) -> int:
 
 def rerun_delay(run_id: str, base_seconds: float, cap_seconds: float = 3600) -> float:
     """How long the rerun of `run_id` waits: doubling with each generation, capped."""
-    return min(cap_seconds, base_seconds * 2 ** (rerun_generation(run_id) - 1))
+    return float(min(cap_seconds, base_seconds * 2.0 ** (rerun_generation(run_id) - 1)))
 
 
 def rerun_id(run_id: str) -> str:
