@@ -58,7 +58,7 @@ class Attempt:
             self._run_agent()
         except RunMoved:
             self.state = self.runner.log.load(self.state.run_id)
-        except ArgusicError as e:
+        except Exception as e:  # any failure of ours aborts the run, never the worker
             self.state = abort(self.runner, self._fresh(), f"{type(e).__name__}: {e}")
         return finish(self.runner, self.state, self.report, self._key())
 

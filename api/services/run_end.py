@@ -166,7 +166,7 @@ def _close(
     for event in events:
         pending = _applied(pending, event)
     if leftovers(pending):
-        return runner.log.append(state, *events)  # type: ignore[arg-type]
+        return runner.log.append(state, *events) if events else state  # type: ignore[arg-type]
     closing, beside = _closing(
         runner, pending, report=report, model_key=model_key, cast=cast, log=log
     )

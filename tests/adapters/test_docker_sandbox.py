@@ -257,3 +257,21 @@ def test_a_stalled_engine_fails_closed_within_its_bound(
         assert time.monotonic() - began < 10
     finally:
         proxy.close()
+
+
+def test_nothing_is_installed_in_the_image_to_record() -> None:
+    """Harbor installs asciinema at run time (and hangs offline): our recording is made on the
+    host, so the image is busybox, its applets and the agent, nothing else."""
+    import tarfile as tar_module
+
+    from adapters.sandbox_images import build_context
+
+    with tar_module.open(fileobj=io.BytesIO(build_context(b"#!/bin/sh\n"))) as tar:
+        files = sorted(m.name for m in tar.getmembers() if m.isfile())
+    assert files == [
+        "Dockerfile",
+        "rootfs/agent/run",
+        "rootfs/bin/busybox",
+        "rootfs/etc/group",
+        "rootfs/etc/passwd",
+    ]

@@ -15,6 +15,7 @@ from domain.runner.budgets import (
     timeout_at,
 )
 from domain.runner.config import Budgets
+from domain.runner.endings import agent_end, budget_end
 from domain.runner.naming import key_name, parse_key_name, rerun_delay, rerun_id, sandbox_name
 from tests.runner_events import T0
 
@@ -79,3 +80,27 @@ def test_rerun_ids_count_up() -> None:
 def test_rerun_delay_doubles_per_generation_capped() -> None:
     assert [rerun_delay(r, 60) for r in ("r1", "r1~r2", "r1~r3")] == [60, 120, 240]
     assert rerun_delay("r1~r40", 60) == 3600
+
+
+def test_budget_end_is_a_timeout_only_with_the_whole_budget() -> None:
+    assert budget_end(T0, T0 + timedelta(seconds=1)) == ("timed_out", None)
+    assert budget_end(T0, T0) == ("timed_out", None)
+    ended, reason = budget_end(T0 + timedelta(seconds=1), T0)
+    assert ended == "aborted"
+    assert reason is not None
+
+
+@pytest.mark.parametrize(
+    ("exit_code", "running", "oom", "ended"),
+    [
+        (0, True, False, "exited"),
+        (3, True, False, "exited"),
+        (137, True, False, "exited"),  # the agent's own command was killed: its exit
+        (137, False, False, "aborted"),  # killed from outside
+        (None, True, True, "aborted"),  # out of memory
+        (0, True, True, "aborted"),
+        (None, True, False, "aborted"),  # nobody can read the exit
+    ],
+)
+def test_agent_end(exit_code: int | None, running: bool, oom: bool, ended: str) -> None:
+    assert agent_end(exit_code, running, oom)[0] == ended
