@@ -10,7 +10,9 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import BinaryIO
 
 from domain.events import Fingerprint
 
@@ -23,13 +25,52 @@ def chunks(path: Path) -> Iterator[bytes]:
         yield from iter(lambda: file.read(CHUNK), b"")
 
 
-def fingerprint(path: Path) -> Fingerprint:
-    """The SHA-256 and size of a file, read in chunks."""
-    digest, size = hashlib.sha256(), 0
-    for chunk in chunks(path):
-        digest.update(chunk)
-        size += len(chunk)
-    return Fingerprint(sha256=digest.hexdigest(), bytes=size)
+class _Writer:
+    """The bytes of a file being stored, hashed as they are written."""
+
+    def __init__(self, file: BinaryIO) -> None:
+        self.file = file
+        self.digest, self.size = hashlib.sha256(), 0
+        self.fingerprint: Fingerprint | None = None
+
+    def write(self, chunk: bytes) -> None:
+        self.digest.update(chunk)
+        self.size += len(chunk)
+        self.file.write(chunk)
+
+    def finish(self) -> Fingerprint:
+        self.file.flush()
+        os.fsync(self.file.fileno())
+        self.file.close()
+        self.fingerprint = Fingerprint(sha256=self.digest.hexdigest(), bytes=self.size)
+        return self.fingerprint
+
+
+class Arrival:
+    """A source file read once: each chunk is stored as it passes to the reader, and what the
+    reader leaves is stored when the arrival ends; its fingerprint is known from then on."""
+
+    def __init__(self, source: Path, writer: _Writer) -> None:
+        self.writer = writer
+        self._chunks = self._passing(source)
+
+    def _passing(self, source: Path) -> Iterator[bytes]:
+        for chunk in chunks(source):
+            self.writer.write(chunk)
+            yield chunk
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self._chunks
+
+    def drain(self) -> None:
+        for _ in self._chunks:
+            pass
+
+    @property
+    def fingerprint(self) -> Fingerprint:
+        if self.writer.fingerprint is None:
+            raise RuntimeError("an arrival's fingerprint is known once it has ended")
+        return self.writer.fingerprint
 
 
 class FileArtifactStore:
@@ -39,39 +80,45 @@ class FileArtifactStore:
     def path(self, sha256: str) -> Path:
         return self.root / "sha256" / sha256[:2] / sha256
 
-    def put(self, source: Path) -> Fingerprint:
-        """Store a copy of `source` under its SHA-256 (once) and return its fingerprint."""
-        return self.put_stream(chunks(source))
+    @contextmanager
+    def receive(self, source: Path) -> Iterator[Arrival]:
+        """Read `source` once, storing its bytes as they are read (see `Arrival`)."""
+        with self._storing() as writer:
+            arrival = Arrival(source, writer)
+            yield arrival
+            arrival.drain()
 
     def put_stream(self, chunks: Iterable[bytes]) -> Fingerprint:
         """Store bytes as they come, hashing them on the way, under their SHA-256 (once)."""
+        with self._storing() as writer:
+            for chunk in chunks:
+                writer.write(chunk)
+        assert writer.fingerprint is not None
+        return writer.fingerprint
+
+    def read(self, sha256: str) -> Iterator[bytes]:
+        """A stored file, in chunks."""
+        return chunks(self.path(sha256))
+
+    @contextmanager
+    def _storing(self) -> Iterator[_Writer]:
+        """A writer into a temporary file, placed under its SHA-256 when the block ends well,
+        deleted in any case."""
         target_dir = self.root / "sha256"
         target_dir.mkdir(parents=True, exist_ok=True)
-        digest, size = hashlib.sha256(), 0
         descriptor, temporary = tempfile.mkstemp(dir=target_dir, prefix=".incoming-")
         try:
-            with os.fdopen(descriptor, "wb") as out:
-                for chunk in chunks:
-                    digest.update(chunk)
-                    size += len(chunk)
-                    out.write(chunk)
-                out.flush()
-                os.fsync(out.fileno())
-            found = Fingerprint(sha256=digest.hexdigest(), bytes=size)
-            target = self.path(found.sha256)
+            writer = _Writer(os.fdopen(descriptor, "wb"))
+            yield writer
+            target = self.path(writer.finish().sha256)
             if not target.exists():
                 target.parent.mkdir(exist_ok=True)
                 os.chmod(temporary, 0o444)
                 os.replace(temporary, target)
                 _fsync_dir(target.parent)
-            return found
         finally:
             if os.path.exists(temporary):
                 os.unlink(temporary)
-
-    def read(self, sha256: str) -> Iterator[bytes]:
-        """A stored file, in chunks."""
-        return chunks(self.path(sha256))
 
 
 def _fsync_dir(path: Path) -> None:

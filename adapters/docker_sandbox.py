@@ -24,7 +24,7 @@ import docker
 import docker.errors
 import requests
 
-from domain.errors import ArgusicError
+from domain.errors import SetupError
 from domain.runner.naming import LABEL_RUN, SANDBOX_PREFIX
 from domain.runner.sandbox import SandboxSpec
 
@@ -32,7 +32,7 @@ PROJECT_DIR = "/argusic/project"
 T = TypeVar("T")
 
 
-class SandboxError(ArgusicError, RuntimeError):
+class SandboxError(SetupError):
     """The engine refused, failed or did not answer in time."""
 
 

@@ -11,11 +11,13 @@ make creation fail or stall, deletion slow, or every management call refused; `G
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import secrets
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -129,7 +131,8 @@ class _Handler(BaseHTTPRequestHandler):
         self.send_header("Content-Type", "application/json")
         self.send_header("Content-Length", str(len(body)))
         self.end_headers()
-        self.wfile.write(body)
+        with contextlib.suppress(BrokenPipeError, ConnectionResetError):
+            self.wfile.write(body)  # unless the client gave up waiting (its bound)
         with self.server.lock:
             path = urlsplit(self.path).path
             self.server.requests.append(Request(self.command, path, status, key_hash))
@@ -169,12 +172,13 @@ class _Handler(BaseHTTPRequestHandler):
         if self.server.switches.refuse:
             return self._error(503, "refused (stand-in switch)")
         rest = path[len(f"{PREFIX}/keys") :].strip("/")
-        handler = {
+        handlers: dict[tuple[str, bool], Callable[[], None]] = {
             ("POST", False): self._create,
             ("GET", False): lambda: self._list(parse_qs(parts.query)),
             ("GET", True): lambda: self._get(rest),
             ("DELETE", True): lambda: self._delete(rest),
-        }.get((method, bool(rest)))
+        }
+        handler = handlers.get((method, bool(rest)))
         return handler() if handler else self._error(405, "Method Not Allowed")
 
     def _error(self, status: int, message: str, key_hash: str | None = None) -> None:

@@ -14,13 +14,13 @@ from datetime import UTC, datetime
 
 import httpx
 
-from domain.errors import ArgusicError
+from domain.errors import SetupError
 
 DEFAULT_URL = "https://openrouter.ai/api/v1"
 PAGE = 100
 
 
-class KeyProviderError(ArgusicError, RuntimeError):
+class KeyProviderError(SetupError):
     """The key API refused, failed or did not answer in time."""
 
 

@@ -20,7 +20,7 @@ from typing import Literal
 
 import httpx
 
-from domain.errors import ArgusicError
+from domain.errors import SetupError
 
 _FULL_SHA = re.compile(r"^[0-9a-f]{40}([0-9a-f]{24})?$")
 _GIT_ENV = {
@@ -35,7 +35,7 @@ _GIT_ENV = {
 }
 
 
-class SourceFetchError(ArgusicError, RuntimeError):
+class SourceFetchError(SetupError):
     """The pinned commit could not be had, by fetch or by archive."""
 
 
@@ -115,7 +115,7 @@ class GitSource:
     ) -> FetchedSource:
         tree = _git(work, "rev-parse", f"{commit}^{{tree}}", timeout=self.timeout)
         archive = subprocess.run(
-            ["git", "archive", "--format=tar", "--prefix=project/", tree],
+            ["git", "archive", "--format=tar", "--prefix=project/", commit],  # its time, not now
             cwd=work,
             env={**os.environ, **_GIT_ENV},
             capture_output=True,

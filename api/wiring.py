@@ -1,4 +1,6 @@
-"""The composition root: read the configuration, build the ledger on the chosen backend."""
+"""The composition root: read the configuration, build the ledger on the chosen backend and
+every adapter, and hand the entry points what the use cases need. The only place adapters are
+built."""
 
 from __future__ import annotations
 
@@ -17,15 +19,17 @@ from adapters.banners import banner_patterns
 from adapters.clock import utc_now
 from adapters.orchestrator_config import config_path, load_config
 from adapters.recording import SessionRecorder
-from api.evidence import Deriver
+from api.services.ports import Banners, EvidenceStore
+from api.services.queries import LedgerQueries, MethodologyQueries, SiiqQueries
+from api.services.record_run import RunRecording
 from api.services.run_log import RunLog
-from api.services.run_record import RunRecording
 from api.services.runner_ports import Runner
-from ledger.keys import SigningKeyMissing, create_signer, load_signer
+from domain.errors import SetupError
 from ledger.ledger import Ledger
 from ledger.note import Signer
 from ledger.postgres import PostgresLedgerDatastore, PostgresLedgerRecorder
 from ledger.sealing import Sealer, utc_text
+from ledger.signing_key import SigningKeyMissing, create_signer, load_signer
 from ledger.sqlite import SQLiteLedgerRecorder
 from ledger.store import LedgerRecorder
 
@@ -38,7 +42,7 @@ LOG_ORIGIN = "argusic.local/ledger"
 """The checkpoint origin and the name of the ledger's signing key."""
 
 
-class ConfigurationError(RuntimeError):
+class ConfigurationError(SetupError):
     """The configuration or the database state does not allow the command (exit 2)."""
 
 
@@ -124,6 +128,33 @@ def open_ledger(settings: Settings) -> Ledger:
     return Ledger(recorder, utc_now)
 
 
+class Argusic:
+    """Everything the entry points hand to the use cases, built on one open ledger."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        ledger: Ledger,
+        *,
+        store: EvidenceStore | None = None,
+        banners: Banners = banner_patterns,
+    ) -> None:
+        self.settings = settings
+        self.ledger = ledger
+        self.store: EvidenceStore = store or FileArtifactStore(settings.home / "artifacts")
+        self.banners = banners
+        self.ledger_queries = LedgerQueries(ledger)
+        self.methodology = MethodologyQueries(ledger)
+        self.siiq = SiiqQueries(ledger)
+
+    @classmethod
+    def open(cls, settings: Settings) -> Argusic:
+        return cls(settings, open_ledger(settings))
+
+    def close(self) -> None:
+        self.ledger.close()
+
+
 # --- the runner (issue 12): sandboxes, keys, sources, recordings -----------------------------
 
 
@@ -162,7 +193,7 @@ def build_runner(settings: Settings, ledger: Ledger, env: Mapping[str, str] = os
         keys=keys,
         source=GitSource(timeout=max(60.0, sandbox.docker_timeout_seconds)),
         store=store,
-        record_run=RunRecording(ledger, store, Deriver(store, banner_patterns)),
+        record_run=RunRecording(ledger, store, banner_patterns),
         config=config,
         ledger_tag=ledger_tag(settings),
         model_base_url=env.get("ARGUSIC_MODEL_BASE_URL") or keys.base_url,

@@ -55,7 +55,7 @@ class RunRecord(InputRecord, frozen=True, tag="run"):
     """The run's own model key, for redaction only: never recorded anywhere (section 17)."""
 
 
-def record_run(
+def admit_run(
     record: RunRecord, evidence: Evidence, editions: set[str], recorded: RunRecorded | None
 ) -> list[RunRecorded]:
     """Methodology sections 7, 8 and 20: check a run record against the rules of input and

@@ -1,4 +1,5 @@
-"""The storage contract every ledger backend keeps, written once here.
+"""The storage contract every ledger backend keeps, and the SQL both backends share, written
+once here.
 
 A backend is an `eventsourcing` application recorder (stream = originator id, per-stream
 version, topic = event type, state = canonical bytes, notification id = position) that also:
@@ -11,15 +12,16 @@ version, topic = event type, state = canonical bytes, notification id = position
   from `KEEP_FROM_LEVEL` up, and seals a signed checkpoint, all in the batch's transaction;
 - refuses a batch whole when any (stream, version) or position is taken (`IntegrityError`);
 - translates its driver's errors into eventsourcing's persistence errors.
+
+Queries are written with `?` placeholders; a backend whose driver spells them otherwise
+translates them in `_fetchall` and `_execute`, its only two ways to run SQL text.
 """
 
 from __future__ import annotations
 
 import contextlib
-import hashlib
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Iterator, Sequence
-from pathlib import Path
 from typing import Any, ClassVar
 
 from eventsourcing.persistence import (
@@ -31,85 +33,69 @@ from eventsourcing.persistence import (
     Subscription,
 )
 
-from domain.errors import IntegrityFailure
-from ledger.codec import sha256
-from ledger.merkle import extend, leaf_hash
+from ledger.batch import Batch, Entry, NodeRow, StoredRow
+from ledger.migrations import Migration, MigrationError, migrations
 from ledger.sealing import Checkpoint, Sealer
 
 MAX_ATTEMPTS = 100
-KEEP_FROM_LEVEL = 4
-"""Merkle nodes are stored from 16-leaf subtrees up; smaller ones are hashed from the leaves."""
+PAGE = 10_000
+IN_LIST = 500
+"""Values bound in one `IN (...)` list, well under every SQLite build's variable limit."""
 
-MIGRATIONS = Path(__file__).resolve().parent.parent / "migrations"
-
-Entry = tuple[str, int, str, bytes]
-"""An event to append: stream, version, type, canonical bytes."""
-
-Row = tuple[int, str, int, str, bytes, bytes]
-"""A stored event: position, stream, version, type, canonical bytes, SHA-256."""
-
-NodeRow = tuple[int, int, bytes]
-
-
-class _Batch:
-    """A batch on top of `head`: its rows at once, its Merkle nodes and checkpoint on demand."""
-
-    def __init__(self, head: Checkpoint, entries: Sequence[Entry], sealer: Sealer) -> None:
-        if not entries:
-            raise ValueError("nothing to append")
-        self.head, self.entries, self.sealer = head, entries, sealer
-        self.events = [
-            (head.size + i, stream, version, type_, canonical, sha256(canonical))
-            for i, (stream, version, type_, canonical) in enumerate(entries, 1)
-        ]
-        self._sealed: tuple[list[NodeRow], Checkpoint] | None = None
-
-    def sealed(self) -> tuple[list[NodeRow], Checkpoint]:
-        """The completed Merkle nodes and the signed checkpoint, computed once."""
-        if self._sealed is None:
-            leaves = [leaf_hash(canonical) for _, _, _, canonical in self.entries]
-            start = self.head.size
-            size, frontier, nodes = extend(
-                start, self.head.frontier_hashes(), leaves, KEEP_FROM_LEVEL
-            )
-            self._sealed = nodes, self.sealer.seal(size, frontier, previous=start)
-        return self._sealed
-
-    def rebased(self, head: Checkpoint) -> _Batch:
-        return _Batch(head, self.entries, self.sealer)
+_ROW = "SELECT position, stream, version, type, canonical, hash FROM ledger_events "
+_CHECKPOINT = "SELECT size, previous, root, note, sealed_at, frontier FROM ledger_checkpoints "
+INSERT_CHECKPOINT = "INSERT INTO ledger_checkpoints VALUES (?, ?, ?, ?, ?, ?)"
+CREATE_MIGRATIONS = (
+    "CREATE TABLE IF NOT EXISTS schema_migrations "
+    "(version integer PRIMARY KEY, name text NOT NULL, sha256 text NOT NULL)"
+)
 
 
-class Migration:
-    """One ordered SQL file of `migrations/<dialect>/`."""
-
-    def __init__(self, path: Path) -> None:
-        self.path = path
-        self.version = int(path.name.split("_", 1)[0])
-        self.name = path.stem
-        self.sql = path.read_text()
-        self.sha256 = hashlib.sha256(self.sql.encode()).hexdigest()
+def _bytes(value: bytes | memoryview | str) -> bytes:
+    # SQLite keeps whatever storage class a writer gave; a BLOB rewritten as TEXT still
+    # has to be hashed as the bytes it holds.
+    return value.encode() if isinstance(value, str) else bytes(value)
 
 
-class MigrationError(IntegrityFailure):
-    """An applied migration file was changed afterwards."""
+def stored_row(r: Sequence[Any]) -> StoredRow:
+    return StoredRow(r[0], r[1], r[2], r[3], _bytes(r[4]), _bytes(r[5]))
+
+
+def _marks(count: int, mark: str = "?") -> str:
+    return ", ".join([mark] * count)
 
 
 class LedgerRecorder(ApplicationRecorder, ABC):
     dialect: ClassVar[str]
 
-    def __init__(self, sealer: Sealer) -> None:
+    datastore: Any
+    """The backend's eventsourcing datastore: its connections (and their pool)."""
+
+    def __init__(self, datastore: Any, sealer: Sealer) -> None:
+        self.datastore = datastore
         self.sealer = sealer
         self._head: Checkpoint | None = None  # a hint only: the database has the last word
 
-    @abstractmethod
     def close(self) -> None:
         """Release the database connections."""
+        self.datastore.close()
+
+    @abstractmethod
+    def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        """Run one query in its own read transaction."""
+
+    @abstractmethod
+    def _execute(self, cursor: Any, sql: str, params: Sequence[Any] = ()) -> None:
+        """Run one statement in a write transaction."""
+
+    @abstractmethod
+    def _write_transaction(self) -> contextlib.AbstractContextManager[Any]:
+        """A write transaction, committed when the block ends without an exception."""
 
     # --- schema ---
 
     def migrations(self) -> list[Migration]:
-        paths = sorted((MIGRATIONS / self.dialect).glob("[0-9]*_*.sql"))
-        return [Migration(p) for p in paths]
+        return migrations(self.dialect)
 
     def pending_migrations(self) -> list[Migration]:
         """Migrations not applied yet; an applied file that changed since is an error."""
@@ -123,13 +109,33 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         """Apply the pending migrations in order; return the names applied."""
         return [m.name for m in self.pending_migrations() if self._apply_migration(m)]
 
-    @abstractmethod
     def _applied_migrations(self) -> dict[int, str]:
-        """Version and SHA-256 of each applied migration; empty before the first."""
+        if not self._has_table("schema_migrations"):
+            return {}
+        return dict(self._fetchall("SELECT version, sha256 FROM schema_migrations"))
+
+    @abstractmethod
+    def _has_table(self, name: str) -> bool: ...
 
     @abstractmethod
     def _apply_migration(self, migration: Migration) -> bool:
         """Run one migration and record it in one transaction; False if another process did."""
+
+    def _claim_migration(self, cursor: Any, migration: Migration) -> bool:
+        """In the migration's own transaction, record it as applied, unless another process
+        already did (False); its statements then run in that same transaction."""
+        self._execute(cursor, CREATE_MIGRATIONS)
+        self._execute(
+            cursor, "SELECT 1 FROM schema_migrations WHERE version = ?", [migration.version]
+        )
+        if cursor.fetchone():
+            return False
+        self._execute(
+            cursor,
+            "INSERT INTO schema_migrations VALUES (?, ?, ?)",
+            (migration.version, migration.name, migration.sha256),
+        )
+        return True
 
     # --- writing ---
 
@@ -153,12 +159,12 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         first = next(upcoming, None)
         if first is None:
             raise ValueError("nothing to append")
-        batch: _Batch | None = _Batch(self._head or self.head(), first, self.sealer)
+        batch: Batch | None = Batch(self._head or self.head(), first, self.sealer)
         while batch is not None:
             batch = self._commit(batch, upcoming)
         return self._head or self.head()
 
-    def _commit(self, batch: _Batch, upcoming: Iterator[Sequence[Entry]]) -> _Batch | None:
+    def _commit(self, batch: Batch, upcoming: Iterator[Sequence[Entry]]) -> Batch | None:
         """Store a batch in one transaction, rebuilding it while the head moves; return the
         next batch, prepared on top of it meanwhile."""
         following: Sequence[Entry] | None = None
@@ -170,7 +176,7 @@ class LedgerRecorder(ApplicationRecorder, ABC):
                     self._insert_seal(cursor, nodes, checkpoint)
                     following = following or next(upcoming, None)
                     successor = (
-                        None if following is None else _Batch(checkpoint, following, self.sealer)
+                        None if following is None else Batch(checkpoint, following, self.sealer)
                     )
                     if successor is not None:
                         successor.sealed()
@@ -205,63 +211,128 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         return head
 
     @abstractmethod
-    def _write_transaction(self) -> contextlib.AbstractContextManager[Any]:
-        """A write transaction, committed when the block ends without an exception."""
+    def _insert_events(self, cursor: Any, events: list[StoredRow]) -> None: ...
 
     @abstractmethod
-    def _insert_events(self, cursor: Any, events: list[Row]) -> None: ...
+    def _insert_nodes(self, cursor: Any, nodes: list[NodeRow]) -> None: ...
 
-    @abstractmethod
     def _insert_seal(self, cursor: Any, nodes: list[NodeRow], checkpoint: Checkpoint) -> None:
         """Store the batch's completed Merkle nodes and its checkpoint."""
+        if nodes:
+            self._insert_nodes(cursor, nodes)
+        self._execute(cursor, INSERT_CHECKPOINT, checkpoint.row())
 
-    @abstractmethod
-    def register_key(self, verifier_key: str, registered_at: str) -> None: ...
+    def register_key(self, verifier_key: str, registered_at: str) -> None:
+        with self._write_transaction() as cursor:
+            self._execute(
+                cursor,
+                "INSERT INTO ledger_keys VALUES (?, ?) ON CONFLICT DO NOTHING",
+                (verifier_key, registered_at),
+            )
 
-    @abstractmethod
-    def registered_keys(self) -> list[str]: ...
+    def registered_keys(self) -> list[str]:
+        return [r[0] for r in self._fetchall("SELECT verifier_key FROM ledger_keys")]
 
     # --- reading ---
 
-    @abstractmethod
-    def select_rows(self, after: int, upto: int | None, limit: int) -> list[Row]:
+    def select_rows(self, after: int, upto: int | None, limit: int) -> list[StoredRow]:
         """Events with after < position <= upto, in position order, at most `limit`."""
+        # Positions have no gaps, so an upper bound is a row count: the query stays a plain
+        # walk along the primary key, whatever the planner's statistics say.
+        if upto is not None:
+            limit = min(limit, upto - after)
+        if limit <= 0:
+            return []
+        rows = self._fetchall(_ROW + "WHERE position > ? ORDER BY position LIMIT ?", (after, limit))
+        return [stored_row(r) for r in rows if upto is None or r[0] <= upto]
 
-    @abstractmethod
-    def select_stream(self, stream: str) -> list[Row]: ...
+    def select_stream(self, stream: str) -> list[StoredRow]:
+        rows = self._fetchall(_ROW + "WHERE stream = ? ORDER BY version", (stream,))
+        return [stored_row(r) for r in rows]
 
-    @abstractmethod
+    def stream_versions(self, streams: Iterable[str]) -> dict[str, int]:
+        """The last version of each stream that has events (a stream absent has none)."""
+        names = sorted(set(streams))
+        found: dict[str, int] = {}
+        for i in range(0, len(names), IN_LIST):
+            chunk = names[i : i + IN_LIST]
+            found.update(
+                self._fetchall(
+                    "SELECT stream, max(version) FROM ledger_events "
+                    f"WHERE stream IN ({_marks(len(chunk))}) GROUP BY stream",
+                    chunk,
+                )
+            )
+        return found
+
     def checkpoint(self, size: int | None = None) -> Checkpoint | None:
         """The checkpoint of that size, or the latest one."""
+        if size is None:
+            rows = self._fetchall(_CHECKPOINT + "ORDER BY size DESC LIMIT 1")
+        else:
+            rows = self._fetchall(_CHECKPOINT + "WHERE size = ?", (size,))
+        return Checkpoint.from_row(rows[0]) if rows else None
 
-    @abstractmethod
     def select_checkpoints(self, after: int, limit: int) -> list[Checkpoint]:
         """Checkpoints with size > after, in size order."""
+        rows = self._fetchall(_CHECKPOINT + "WHERE size > ? ORDER BY size LIMIT ?", (after, limit))
+        return [Checkpoint.from_row(r) for r in rows]
 
-    @abstractmethod
-    def node_hashes(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]: ...
+    def node_hashes(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
+        found: dict[tuple[int, int], bytes] = {}
+        for i in range(0, len(keys), IN_LIST // 2):
+            chunk = keys[i : i + IN_LIST // 2]
+            rows = self._fetchall(
+                "SELECT level, idx, hash FROM ledger_merkle_nodes "
+                f"WHERE (level, idx) IN (VALUES {_marks(len(chunk), '(?, ?)')})",
+                [value for key in chunk for value in key],
+            )
+            found.update({(level, idx): _bytes(h) for level, idx, h in rows})
+        return found
 
-    @abstractmethod
     def select_nodes(self) -> Iterator[NodeRow]:
-        """Every stored Merkle node, in no particular order."""
+        """Every stored Merkle node, by level and index, page by page."""
+        last = (-1, -1)
+        while True:
+            rows = self._fetchall(
+                "SELECT level, idx, hash FROM ledger_merkle_nodes WHERE (level, idx) > (?, ?) "
+                "ORDER BY level, idx LIMIT ?",
+                (*last, PAGE),
+            )
+            yield from ((level, idx, _bytes(h)) for level, idx, h in rows)
+            if len(rows) < PAGE:
+                return
+            last = rows[-1][:2]
 
-    @abstractmethod
-    def count_rows(self) -> int: ...
+    def count_rows(self) -> int:
+        return int(self._fetchall("SELECT count(*) FROM ledger_events")[0][0])
 
     # --- materialised read models ---
 
-    @abstractmethod
-    def load_projection(self, name: str) -> tuple[int, bytes] | None: ...
+    def load_projection(self, name: str) -> tuple[int, bytes] | None:
+        rows = self._fetchall(
+            "SELECT position, model FROM projection_state WHERE name = ?", (name,)
+        )
+        return (rows[0][0], _bytes(rows[0][1])) if rows else None
 
-    @abstractmethod
     def save_projection(self, name: str, position: int, model: bytes) -> None:
         """Store a read model and the position it was applied up to, in one transaction."""
+        with self._write_transaction() as cursor:
+            self._execute(
+                cursor,
+                "INSERT INTO projection_state VALUES (?, ?, ?) ON CONFLICT (name) DO UPDATE "
+                "SET position = excluded.position, model = excluded.model",
+                (name, position, model),
+            )
 
     # --- the eventsourcing recorder contract, on top of the above ---
 
     def insert_events(self, stored_events: Sequence[StoredEvent], **_: Any) -> Sequence[int]:
         checkpoint = self.append(
-            [(str(e.originator_id), e.originator_version, e.topic, e.state) for e in stored_events]
+            [
+                Entry(str(e.originator_id), e.originator_version, e.topic, e.state)
+                for e in stored_events
+            ]
         )
         return list(range(checkpoint.size - len(stored_events) + 1, checkpoint.size + 1))
 
@@ -277,11 +348,11 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         rows = [
             r
             for r in self.select_stream(str(originator_id))
-            if (gt is None or r[2] > gt) and (lte is None or r[2] <= lte)
+            if (gt is None or r.version > gt) and (lte is None or r.version <= lte)
         ]
         if desc:
             rows.reverse()
-        return [StoredEvent(r[1], r[2], r[3], r[4]) for r in rows[:limit]]
+        return [StoredEvent(r.stream, r.version, r.type, r.canonical) for r in rows[:limit]]
 
     def select_notifications(
         self,
@@ -298,14 +369,18 @@ class LedgerRecorder(ApplicationRecorder, ABC):
             rows = self.select_rows(after, stop, limit)
             found += [
                 Notification(
-                    id=r[0], originator_id=r[1], originator_version=r[2], topic=r[3], state=r[4]
+                    id=r.position,
+                    originator_id=r.stream,
+                    originator_version=r.version,
+                    topic=r.type,
+                    state=r.canonical,
                 )
                 for r in rows
-                if not topics or r[3] in topics
+                if not topics or r.type in topics
             ]
             if len(rows) < limit:
                 break
-            after = rows[-1][0]
+            after = rows[-1].position
         return found[:limit]
 
     def max_notification_id(self) -> int | None:

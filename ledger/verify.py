@@ -8,10 +8,10 @@ from collections.abc import Callable, Iterator
 import msgspec
 
 from ledger import codec
+from ledger.batch import KEEP_FROM_LEVEL, StoredRow
 from ledger.ledger import Ledger
 from ledger.merkle import extend, leaf_hash, root_from_frontier
 from ledger.sealing import Checkpoint
-from ledger.store import KEEP_FROM_LEVEL, Row
 
 
 class Problem(msgspec.Struct, frozen=True):
@@ -28,7 +28,7 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
     problems: list[Problem]
 
 
-def row_problem(row: Row, expected_position: int) -> str | None:
+def row_problem(row: StoredRow, expected_position: int) -> str | None:
     """Why a stored event is not what was appended at `expected_position`, if it is not."""
     position, stream, version, type_, canonical, digest = row
     if position != expected_position:
@@ -116,7 +116,7 @@ def verify(ledger: Ledger, progress: Callable[[int], None] | None = None) -> Ver
             walk.flag(expected, reason)
             events_ok = False
             break
-        batch.append(leaf_hash(row[4]))
+        batch.append(leaf_hash(row.canonical))
         expected += 1
         if len(batch) == 10_000:
             walk.add(batch)

@@ -1,13 +1,17 @@
-"""The Argusic methodology folded from the ledger: editions, runs and reviews, from which every
-read model (leaderboard, project, run, editions, sources) is a pure view."""
+"""The Argusic methodology folded from the ledger: editions, runs, reviews, evidence and reruns,
+and the queries every view asks of them (a run judged, a run's set, projects under review)."""
 
 from __future__ import annotations
 
+from collections import defaultdict
 from datetime import date
+from typing import NamedTuple
 
 import msgspec
 
 from domain.editions import version_key
+from domain.environment_qa import is_under_review
+from domain.errors import NotFound
 from domain.events import (
     EditionDrafted,
     EvidenceTransformed,
@@ -16,6 +20,8 @@ from domain.events import (
     RerunRequested,
     RunRecorded,
 )
+from domain.runs import invalid_reason, run_outcome, run_score
+from domain.scoring import Outcome, ScoreLines
 from ledger.ledger import RecordedEvent
 
 
@@ -49,6 +55,23 @@ class Rerun(msgspec.Struct, frozen=True, kw_only=True):
     reason: str
 
 
+class Judged(NamedTuple):
+    """A run as the rules judge it: why it does not count, or its outcome and score lines."""
+
+    run: Run
+    invalid_reason: str | None
+    outcome: Outcome | None
+    lines: ScoreLines | None
+
+    @property
+    def event(self) -> RunRecorded:
+        return self.run.event
+
+
+SetKey = tuple[str, str, str]
+"""A set (sections 7 and 9): the runs of one agent on one project in one cycle."""
+
+
 class Methodology(msgspec.Struct, kw_only=True):
     editions: dict[str, Edition] = msgspec.field(default_factory=dict)
     runs: dict[str, Run] = msgspec.field(default_factory=dict)
@@ -61,6 +84,50 @@ class Methodology(msgspec.Struct, kw_only=True):
 
     def ordered_editions(self) -> list[Edition]:
         return sorted(self.editions.values(), key=lambda e: version_key(e.version))
+
+    def find_run(self, run_id: str, as_of: int) -> Run:
+        run = self.runs.get(run_id)
+        if run is None:
+            raise NotFound(f"no run {run_id!r} as of position {as_of}")
+        return run
+
+    def rerun_reason(self, run_id: str) -> str | None:
+        """Why the run is repeated (section 17, its evidence withheld), if it is."""
+        requested = self.reruns.get(run_id)
+        return None if requested is None else requested.reason
+
+    def judge(self, run: Run) -> Judged:
+        """The run under its own edition, with its rerun (if any) taken into account."""
+        repeated = self.rerun_reason(run.event.run_id)
+        return Judged(
+            run=run,
+            invalid_reason=invalid_reason(run.event, repeated),
+            outcome=run_outcome(run.event, repeated),
+            lines=run_score(run.event, repeated),
+        )
+
+    def judged(self) -> list[Judged]:
+        """Every run, judged, in ledger order."""
+        return [self.judge(run) for run in self.runs.values()]
+
+    def set_members(self, key: SetKey) -> list[Run]:
+        """The runs of a set, valid or not, in ledger order."""
+        return [run for run in self.runs.values() if set_key(run.event) == key]
+
+    def projects_under_review(self) -> set[str]:
+        """Section 15, for every project at once: valid attempts since its last review."""
+        outcomes: dict[str, list[Outcome]] = defaultdict(list)
+        for judged in self.judged():
+            project = judged.event.project.id
+            if judged.outcome is not None and judged.run.position > self.last_review.get(
+                project, 0
+            ):
+                outcomes[project].append(judged.outcome)
+        return {project for project, results in outcomes.items() if is_under_review(results)}
+
+
+def set_key(run: RunRecorded) -> SetKey:
+    return (run.agent.id, run.project.id, run.cycle)
 
 
 class MethodologyProjection:

@@ -32,8 +32,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from api.wiring import Settings, init, open_ledger
 from domain.events import EditionDrafted
+from ledger.batch import StoredRow
 from ledger.ledger import Ledger, NewEvent
-from ledger.store import Row
 from ledger.verify import verify
 
 PG_URL = os.environ.get("ARGUSIC_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
@@ -96,7 +96,7 @@ class Raw:
         self.conn.execute("VACUUM ANALYZE")
         self.conn.execute("CHECKPOINT")
 
-    def insert(self, rows: list[Row]) -> None:
+    def insert(self, rows: list[StoredRow]) -> None:
         if isinstance(self.conn, sqlite3.Connection):
             self.conn.execute("BEGIN")
             self.conn.executemany("INSERT INTO raw VALUES (?, ?, ?, ?, ?, ?)", rows)

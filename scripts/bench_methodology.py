@@ -23,11 +23,11 @@ import httpx
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.artifacts import FileArtifactStore
-from api.ingest import ingest
+from api.services.ingest import ingest
 from api.wiring import init
 from projections.methodology import MethodologyProjection
 from projections.runner import ReadModel
-from projections.views import leaderboard_view
+from projections.views.leaderboard import leaderboard_view
 from scripts.bench_ledger import Raw, backend_settings, rate, timed, timed_copy
 
 ROOT = Path(__file__).resolve().parents[1]

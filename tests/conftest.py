@@ -150,7 +150,7 @@ def demo_size(tmp_path_factory: pytest.TempPathFactory) -> int:
     """How many events the bundled demo appends (its records and their evidence's events)."""
     from adapters.artifacts import FileArtifactStore
     from adapters.banners import banner_patterns
-    from api.ingest import ingest
+    from api.services.ingest import ingest
 
     folder = tmp_path_factory.mktemp("demo")
     book, _ = init(Settings(f"sqlite:///{folder}/demo.db", folder / "home", "json"))

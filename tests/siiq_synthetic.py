@@ -8,7 +8,9 @@ from pathlib import Path
 
 import numpy as np
 
+from domain.siiq.data import Floats, Observations
 from domain.siiq.records import AREAS, Benchmark, Result
+from domain.siiq.scores import Parameters
 
 
 class Problem:
@@ -86,3 +88,45 @@ def write_inputs(
         )
     paths["reference"].write_text("\n".join(reference or problem.reference) + "\n")
     return paths
+
+
+def jacobian_at(
+    cells: np.ndarray, theta: Floats, alpha: Floats
+) -> tuple[Observations, Parameters, Floats]:
+    """A rank-check problem: a result in every true cell of `cells` (models x benchmarks), the
+    Jacobian evaluated at `theta` and `alpha` (beta, sigma^2, y and v play no part in it)."""
+    models, benches = cells.shape
+    m, b = np.nonzero(cells)
+    benchmarks = tuple(
+        Benchmark(
+            benchmark=f"bench-{j:03d}",
+            family=f"family-{j}",
+            area=AREAS[j % 5],
+            evaluator="e",
+            chance=0.0,
+            ceiling=1.0,
+            n=100.0,
+            n_kind="exact",
+        )
+        for j in range(benches)
+    )
+    slugs = tuple(f"model-{i:04d}" for i in range(models))
+    zeros = np.zeros(len(m))
+    obs = Observations(slugs, benchmarks, m.astype(np.int64), b.astype(np.int64), zeros, zeros)
+    return obs, Parameters(alpha, np.zeros(benches), np.full(benches, 0.1)), theta
+
+
+def linked_groups(
+    rng: np.random.Generator, shared: int, gap: float = 1.0
+) -> tuple[Observations, Parameters, Floats]:
+    """Two groups of 12 models x 5 benchmarks each, linked only by `shared` models that have a
+    result on all 10 benchmarks. One shared model lets the second group stretch about it (one
+    null direction more than shift and stretch); none leaves the groups apart (two more); the
+    second of two shared models stands `gap` above the first in theta (a tiny gap nearly
+    lets the second group stretch)."""
+    cells = np.zeros((24 + shared, 10), dtype=bool)
+    cells[:12, :5] = cells[12:24, 5:] = cells[24:] = True
+    theta = rng.normal(size=24 + shared)
+    if shared == 2:
+        theta[25] = theta[24] + gap
+    return jacobian_at(cells, theta, rng.uniform(0.5, 1.5, 10))

@@ -5,43 +5,50 @@ from __future__ import annotations
 import sys
 
 import click
-import msgspec
 from eventsourcing.persistence import PersistenceError
 
-from api import logs
-from api.cli import core, hardware, ledger_commands, methodology, runner, siiq
+from api.cli import core, hardware, ledger_commands, logs, methodology, runner, siiq
 from api.cli.output import Session, emit_error
-from api.ingest import IngestRejected
-from api.wiring import ConfigurationError, Settings
-from domain.errors import ArgusicError, InvalidInput
-from domain.hardware import HardwareInputError
-from domain.siiq.data import InputError
-from ledger.keys import SigningKeyMissing
-from ledger.ledger import LedgerIntegrityError
-from ledger.merkle import ProofError
-from ledger.store import MigrationError
+from api.services.ingest import IngestRejected
+from api.wiring import Settings
+from domain.errors import (
+    ArgusicError,
+    IntegrityFailure,
+    InvalidInput,
+    NotFound,
+    SetupError,
+    UsageError,
+)
 
 EXIT_REJECTED, EXIT_USAGE, EXIT_INTEGRITY = 1, 2, 3
+EXIT_CODES: dict[type[Exception], int] = {
+    NotFound: EXIT_REJECTED,
+    InvalidInput: EXIT_REJECTED,
+    UsageError: EXIT_USAGE,
+    SetupError: EXIT_USAGE,
+    PersistenceError: EXIT_USAGE,
+    IntegrityFailure: EXIT_INTEGRITY,
+}
+"""Each of our error categories (and the database's, as eventsourcing translates them)."""
+
+
+def exit_code(error: Exception) -> int | None:
+    return next((code for kind, code in EXIT_CODES.items() if isinstance(error, kind)), None)
 
 
 class ArgusicGroup(click.Group):
-    """Maps every failure to the contract's exit code, in one place."""
+    """Maps every failure of ours to the contract's exit code, in one place; anything else is
+    a bug and keeps its traceback."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
-        except IngestRejected as e:
-            emit_error(ctx, str(e), EXIT_REJECTED, rejections=e.rejections)
-        except (LookupError, ProofError, msgspec.ValidationError, InputError) as e:
-            emit_error(ctx, str(e), EXIT_REJECTED)
-        except (ConfigurationError, SigningKeyMissing, PersistenceError, HardwareInputError) as e:
-            emit_error(ctx, str(e), EXIT_USAGE)
-        except (LedgerIntegrityError, MigrationError) as e:
-            emit_error(ctx, str(e), EXIT_INTEGRITY)
-        except InvalidInput as e:
-            emit_error(ctx, str(e), EXIT_REJECTED)
-        except ArgusicError as e:  # setup: the engine, the key API, the configuration
-            emit_error(ctx, str(e), EXIT_USAGE)
+        except (ArgusicError, PersistenceError) as e:
+            code = exit_code(e)
+            if code is None:
+                raise
+            details = {"rejections": e.rejections} if isinstance(e, IngestRejected) else {}
+            emit_error(ctx, str(e), code, **details)
         return None
 
 

@@ -1,4 +1,4 @@
-"""`argusic init | serve | demo | ingest | editions`."""
+"""`argusic init | serve | demo | ingest`."""
 
 from __future__ import annotations
 
@@ -8,10 +8,10 @@ import click
 import msgspec
 import structlog
 
-from adapters.banners import banner_patterns
 from api.cli.output import Session, emit, json_option, pass_session
-from api.ingest import IngestReport, ingest
-from api.wiring import init
+from api.services.ingest import IngestReport, ingest
+from api.wiring import Argusic, init
+from domain.errors import InvalidInput
 
 DEMO_DATA = Path(__file__).resolve().parents[2] / "scripts" / "demo"
 log = structlog.get_logger()
@@ -50,8 +50,7 @@ def serve_command(session: Session, host: str, port: int) -> None:
 
     from api.http import create_app  # noqa: PLC0415
 
-    app = create_app(session.ledger, session.artifacts)
-    uvicorn.run(app, host=host, port=port, log_config=None)
+    uvicorn.run(create_app(session.argusic), host=host, port=port, log_config=None)
 
 
 def _ingest_human(report: IngestReport) -> str:
@@ -59,6 +58,10 @@ def _ingest_human(report: IngestReport) -> str:
         f"{report.records} records: {report.appended} events appended, "
         f"{report.unchanged} already recorded; ledger size {report.ledger_size}"
     )
+
+
+def _ingest(argusic: Argusic, files: list[Path]) -> IngestReport:
+    return ingest(argusic.ledger, files, argusic.store, argusic.banners)
 
 
 @click.command("ingest")
@@ -69,7 +72,7 @@ def _ingest_human(report: IngestReport) -> str:
 @pass_session
 def ingest_command(session: Session, files: tuple[Path, ...], as_json: bool) -> None:
     """Append the records of FILES (JSON or JSON lines): all of them, or none."""
-    emit(ingest(session.ledger, files, session.artifacts, banner_patterns), _ingest_human)
+    emit(_ingest(session.argusic, list(files)), _ingest_human)
 
 
 @click.command("demo")
@@ -78,17 +81,17 @@ def ingest_command(session: Session, files: tuple[Path, ...], as_json: bool) -> 
 @pass_session
 def demo_command(session: Session, if_empty: bool, as_json: bool) -> None:
     """Load the bundled demo data (the methodology's real changelog) into an empty ledger."""
-    ledger = session.ledger
-    if ledger.size():
+    argusic = session.argusic
+    size = argusic.ledger.size()
+    if size:
         if if_empty:
             emit(
-                IngestReport(records=0, appended=0, unchanged=0, ledger_size=ledger.size()),
+                IngestReport(records=0, appended=0, unchanged=0, ledger_size=size),
                 lambda r: f"ledger already holds {r.ledger_size} events: demo not loaded",
             )
             return
-        raise LookupError("the demo loads only into an empty ledger")
-    demo = sorted(DEMO_DATA.glob("*.jsonl"))
-    emit(ingest(ledger, demo, session.artifacts, banner_patterns), _ingest_human)
+        raise InvalidInput("the demo loads only into an empty ledger")
+    emit(_ingest(argusic, sorted(DEMO_DATA.glob("*.jsonl"))), _ingest_human)
 
 
 commands = (init_command, serve_command, ingest_command, demo_command)

@@ -6,12 +6,11 @@ import sys
 
 import click
 
-from api import service
 from api.cli.output import Session, emit, json_option, pass_session
-from api.progress import progress_bar
-from ledger.export import export_lines
+from api.cli.progress import progress_bar
+from api.services.maintenance import export, verify_ledger
 from ledger.ledger import ConsistencyProof, InclusionProof
-from ledger.verify import VerifyReport, verify
+from ledger.verify import VerifyReport
 
 EXIT_INTEGRITY = 3
 
@@ -34,9 +33,9 @@ def _verify_human(report: VerifyReport) -> str:
 @pass_session
 def verify_command(session: Session, as_json: bool) -> None:
     """Recompute every hash, Merkle node, root and signature; exit 3 on the first bad one."""
-    book = session.ledger
-    with progress_bar("verifying", book.recorder.count_rows()) as progress:
-        report = verify(book, progress)
+    ledger = session.argusic.ledger
+    with progress_bar("verifying", ledger.recorder.count_rows()) as progress:
+        report = verify_ledger(ledger, progress)
     emit(report, _verify_human)
     if not report.ok:
         sys.exit(EXIT_INTEGRITY)
@@ -50,7 +49,7 @@ def verify_command(session: Session, as_json: bool) -> None:
 @pass_session
 def checkpoint_command(session: Session, size: int | None, as_json: bool) -> None:
     """The latest signed checkpoint (C2SP tlog-checkpoint note) and the verifier key."""
-    emit(service.checkpoint_view(session.ledger, size), lambda v: v.note.rstrip("\n"))
+    emit(session.argusic.ledger_queries.checkpoint(size), lambda v: v.note.rstrip("\n"))
 
 
 @ledger.group("proof")
@@ -69,7 +68,7 @@ def _proof_human(result: InclusionProof | ConsistencyProof) -> str:
 @pass_session
 def inclusion_command(session: Session, position: int, size: int | None, as_json: bool) -> None:
     """The audit path of the event at POSITION."""
-    emit(session.ledger.inclusion_proof(position, size), _proof_human)
+    emit(session.argusic.ledger_queries.inclusion(position, size), _proof_human)
 
 
 @proof.command("consistency")
@@ -79,7 +78,7 @@ def inclusion_command(session: Session, position: int, size: int | None, as_json
 @pass_session
 def consistency_command(session: Session, first: int, second: int, as_json: bool) -> None:
     """The proof that the tree of size SECOND extends the tree of size FIRST."""
-    emit(session.ledger.consistency_proof(first, second), _proof_human)
+    emit(session.argusic.ledger_queries.consistency(first, second), _proof_human)
 
 
 @ledger.command("export")
@@ -87,10 +86,10 @@ def consistency_command(session: Session, first: int, second: int, as_json: bool
 @pass_session
 def export_command(session: Session, after: int) -> None:
     """Every event after --after as JSON lines, in position order, on stdout."""
-    book = session.ledger
+    ledger = session.argusic.ledger
     out = sys.stdout.buffer
-    with progress_bar("exporting", max(book.size() - after, 0)) as progress:
-        for done, line in enumerate(export_lines(book, after), 1):
+    with progress_bar("exporting", max(ledger.size() - after, 0)) as progress:
+        for done, line in enumerate(export(ledger, after), 1):
             out.write(line)
             if progress and done % 10_000 == 0:
                 progress(done)

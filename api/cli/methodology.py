@@ -2,24 +2,23 @@
 
 from __future__ import annotations
 
-import hashlib
-from functools import partial
-
 import click
-import msgspec
 
 from api.cli.output import Session, emit, json_option, pass_session
-from api.progress import progress_bar
-from api.trace import TraceView, trace
-from ledger.codec import encode_json
-from projections import views
-from projections.methodology import MethodologyProjection
-from projections.runner import ReadModel
+from api.cli.progress import progress_bar
+from api.services.maintenance import rebuild
+from api.services.trace import TraceView, trace
+from projections.views.editions import EditionsView
+from projections.views.evidence import EvidenceView
+from projections.views.leaderboard import LeaderboardView
+from projections.views.project import ProjectView
+from projections.views.run import RunView
+from projections.views.sources import SourcesView
 
 as_of_option = click.option("--as-of", type=int, help="Answer as of this ledger position.")
 
 
-def _leaderboard_human(view: views.LeaderboardView) -> str:
+def _leaderboard_human(view: LeaderboardView) -> str:
     lines = [f"cycle {view.cycle}, as of position {view.as_of}"]
     for row in view.rows:
         score = "-" if row.score is None else f"{row.score:.1f}"
@@ -38,13 +37,10 @@ def _leaderboard_human(view: views.LeaderboardView) -> str:
 @pass_session
 def leaderboard_command(session: Session, cycle: str, as_of: int | None, as_json: bool) -> None:
     """The agents of a cycle, by the middle of their per-project middles (section 9)."""
-    view = session.reads.answer(
-        ("leaderboard", cycle), partial(views.leaderboard_view, cycle=cycle), as_of
-    )
-    emit(view, _leaderboard_human)
+    emit(session.argusic.methodology.leaderboard(cycle, as_of), _leaderboard_human)
 
 
-def _project_human(view: views.ProjectView) -> str:
+def _project_human(view: ProjectView) -> str:
     lines = [f"{view.project}: {view.verdict}" + (" (under review)" if view.under_review else "")]
     lines += [
         f"  {a.run_id} {a.agent} {a.attempt} v{a.edition}: "
@@ -61,10 +57,7 @@ def _project_human(view: views.ProjectView) -> str:
 @pass_session
 def project_command(session: Session, project_id: str, as_of: int | None, as_json: bool) -> None:
     """A project's verdict, attempts and sets (sections 10, 11 and 15)."""
-    view: views.ProjectView = session.reads.answer(
-        ("project", project_id), partial(views.project_view, project_id=project_id), as_of
-    )
-    emit(view, _project_human)
+    emit(session.argusic.methodology.project(project_id, as_of), _project_human)
 
 
 @click.command("run")
@@ -74,13 +67,10 @@ def project_command(session: Session, project_id: str, as_of: int | None, as_jso
 @pass_session
 def run_command(session: Session, run_id: str, as_of: int | None, as_json: bool) -> None:
     """One run: its outcome, score lines, time budget and evidence (sections 7, 8 and 17)."""
-    view: views.RunView = session.reads.answer(
-        ("run", run_id), partial(views.run_view, run_id=run_id), as_of
-    )
-    emit(view, _run_human)
+    emit(session.argusic.methodology.run(run_id, as_of), _run_human)
 
 
-def _run_human(view: views.RunView) -> str:
+def _run_human(view: RunView) -> str:
     result = f"{view.outcome} {view.score}" if view.valid else f"invalid ({view.invalid_reason})"
     report = view.run.report
     lines = [f"{view.run_id}: {result}; time budget {view.time_budget_minutes} min"]
@@ -91,7 +81,7 @@ def _run_human(view: views.RunView) -> str:
     return "\n".join(lines + _evidence_lines(view.evidence))
 
 
-def _evidence_lines(copies: dict[str, views.EvidenceView]) -> list[str]:
+def _evidence_lines(copies: dict[str, EvidenceView]) -> list[str]:
     """Each file's raw and served fingerprints and the transforms, as run pages show them."""
     lines = []
     for kind, copy in sorted(copies.items()):
@@ -105,7 +95,7 @@ def _evidence_lines(copies: dict[str, views.EvidenceView]) -> list[str]:
     return lines
 
 
-def _editions_human(view: views.EditionsView) -> str:
+def _editions_human(view: EditionsView) -> str:
     return (
         "\n".join(
             f"v{e.version}  drafted {e.drafted}  effective since {e.effective_since or '-'}"
@@ -122,10 +112,10 @@ def _editions_human(view: views.EditionsView) -> str:
 @pass_session
 def editions_command(session: Session, as_of: int | None, as_json: bool) -> None:
     """The changelog editions, drafted and effective since (section 20)."""
-    emit(session.reads.answer(("editions",), views.editions_view, as_of), _editions_human)
+    emit(session.argusic.methodology.editions(as_of), _editions_human)
 
 
-def _sources_human(view: views.SourcesView) -> str:
+def _sources_human(view: SourcesView) -> str:
     return "\n".join(f"{s.source_type:18} {s.status:22} {s.projects_tested}" for s in view.sources)
 
 
@@ -135,7 +125,7 @@ def _sources_human(view: views.SourcesView) -> str:
 @pass_session
 def sources_command(session: Session, as_of: int | None, as_json: bool) -> None:
     """What a tested project can be, and which sources are in use (section 6a)."""
-    emit(session.reads.answer(("sources",), views.sources_view, as_of), _sources_human)
+    emit(session.argusic.methodology.sources(as_of), _sources_human)
 
 
 def _trace_human(view: TraceView) -> str:
@@ -151,13 +141,8 @@ def _trace_human(view: TraceView) -> str:
 @pass_session
 def trace_command(session: Session, run_id: str, as_json: bool) -> None:
     """Every event behind a run's figures, with inclusion proofs (verifiable offline)."""
-    emit(trace(session.ledger, session.reads, run_id), _trace_human)
-
-
-class RebuildReport(msgspec.Struct, frozen=True, kw_only=True):
-    projection: str
-    position: int
-    sha256: str
+    argusic = session.argusic
+    emit(trace(argusic.ledger_queries, argusic.methodology, run_id), _trace_human)
 
 
 @click.command("rebuild")
@@ -166,11 +151,9 @@ class RebuildReport(msgspec.Struct, frozen=True, kw_only=True):
 def rebuild_command(session: Session, as_json: bool) -> None:
     """Fold the methodology read model from position 0 again and store it; the same ledger
     always gives the same bytes (their SHA-256 is printed)."""
-    read_model = ReadModel(session.ledger, MethodologyProjection())
-    with progress_bar("rebuilding", session.ledger.size()) as progress:
-        position, model = read_model.rebuild(progress)
-    digest = hashlib.sha256(encode_json(model)).hexdigest()
-    report = RebuildReport(projection=read_model.projection.name, position=position, sha256=digest)
+    ledger = session.argusic.ledger
+    with progress_bar("rebuilding", ledger.size()) as progress:
+        report = rebuild(ledger, progress)
     emit(report, lambda r: f"{r.projection} rebuilt to position {r.position}: sha256 {r.sha256}")
 
 

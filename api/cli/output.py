@@ -9,12 +9,7 @@ from typing import Any, NoReturn
 import click
 import msgspec
 
-from adapters.artifacts import FileArtifactStore
-from api.service import Reads, methodology_reads, siiq_reads
-from api.wiring import Settings, open_ledger
-from ledger.ledger import Ledger
-from projections.methodology import Methodology
-from projections.siiq import Siiq
+from api.wiring import Argusic, Settings
 
 _encoder = msgspec.json.Encoder()
 
@@ -55,31 +50,19 @@ def emit_error(ctx: click.Context, message: str, code: int, **details: Any) -> N
 
 
 class Session:
-    """What every command gets: the settings, and the ledger, opened on first use and closed
-    when the command ends."""
+    """What every command gets: the settings, and the application (the ledger and what the
+    use cases need), opened on first use and closed when the command ends."""
 
     def __init__(self, settings: Settings) -> None:
         self.settings = settings
-        self._ledger: Ledger | None = None
+        self._argusic: Argusic | None = None
 
     @property
-    def reads(self) -> Reads[Methodology]:
-        return methodology_reads(self.ledger)
-
-    @property
-    def siiq(self) -> Reads[Siiq]:
-        return siiq_reads(self.ledger)
-
-    @property
-    def artifacts(self) -> FileArtifactStore:
-        return FileArtifactStore(self.settings.home / "artifacts")
-
-    @property
-    def ledger(self) -> Ledger:
-        if self._ledger is None:
-            self._ledger = open_ledger(self.settings)
-            click.get_current_context().call_on_close(self._ledger.close)
-        return self._ledger
+    def argusic(self) -> Argusic:
+        if self._argusic is None:
+            self._argusic = Argusic.open(self.settings)
+            click.get_current_context().call_on_close(self._argusic.close)
+        return self._argusic
 
 
 pass_session = click.make_pass_decorator(Session)

@@ -26,7 +26,7 @@ class Swept(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def _runner(session: Session) -> Any:
-    return build_runner(session.settings, session.ledger)
+    return build_runner(session.settings, session.argusic.ledger)
 
 
 @click.group("sandbox")
@@ -130,7 +130,7 @@ def keys_stand_in_command(port: int) -> None:
 @pass_session
 def runs_command(session: Session, state: str | None, as_json: bool) -> None:
     """The runner's runs, where they are, and their outcome once recorded."""
-    document = list_runs(session.ledger, state)  # type: ignore[arg-type]
+    document = list_runs(session.argusic.ledger, state)  # type: ignore[arg-type]
     emit(
         document,
         lambda d: (

@@ -6,13 +6,11 @@ import sys
 from pathlib import Path
 
 import click
-import msgspec
 
 from api.cli.output import Session, emit, json_option, pass_session
-from api.siiq import calibrate_files
-from domain.siiq.index import IndexDocument, recompute
+from api.services.calibrate import calibrate_files, recompute_document
+from domain.siiq.index import IndexDocument
 from domain.siiq.records import CalibrationSummary
-from projections.siiq import index_document
 
 EXIT_MISMATCH = 1
 existing = click.Path(exists=True, dir_okay=False, path_type=Path)
@@ -46,7 +44,8 @@ def calibrate_command(
     session: Session, results: Path, benchmarks: Path, reference: Path, as_json: bool
 ) -> None:
     """Calibrate SI-IQ (section 3) and record it, accepted or rejected, in the ledger."""
-    emit(calibrate_files(session.ledger, results, benchmarks, reference), _calibration_human)
+    summary = calibrate_files(session.argusic.ledger, results, benchmarks, reference)
+    emit(summary, _calibration_human)
 
 
 def _index_human(document: IndexDocument) -> str:
@@ -65,13 +64,7 @@ def _index_human(document: IndexDocument) -> str:
 @pass_session
 def index_command(session: Session, as_of: int | None, as_json: bool) -> None:
     """The index document published as /data/index.json."""
-    emit(session.siiq.answer(("index",), index_document, as_of), _index_human)
-
-
-class RecomputeReport(msgspec.Struct, frozen=True, kw_only=True):
-    ok: bool
-    models: int
-    mismatch: str | None
+    emit(session.argusic.siiq.index(as_of), _index_human)
 
 
 @siiq.command("recompute")
@@ -79,9 +72,7 @@ class RecomputeReport(msgspec.Struct, frozen=True, kw_only=True):
 @json_option
 def recompute_command(document: Path, as_json: bool) -> None:
     """Recompute every SI-IQ of an index document from it alone (section 8's check)."""
-    index = msgspec.json.decode(document.read_bytes(), type=IndexDocument)
-    mismatch = recompute(index)
-    report = RecomputeReport(ok=mismatch is None, models=len(index.models), mismatch=mismatch)
+    report = recompute_document(document.read_bytes())
     emit(report, lambda r: f"all {r.models} scores match" if r.ok else f"mismatch: {r.mismatch}")
-    if mismatch is not None:
+    if not report.ok:
         sys.exit(EXIT_MISMATCH)

@@ -19,6 +19,7 @@ from domain.errors import ArgusicError, InvalidInput
 from domain.events import (
     EmergencyStopped,
     EvidenceStored,
+    Fingerprint,
     ModelKeyDeleted,
     RunAborted,
     RunCancelled,
@@ -157,8 +158,8 @@ def _close(
         events.append(
             EvidenceStored(
                 run_id=state.run_id,
-                log=runner.store.put(log),
-                cast=runner.store.put(cast),
+                log=_stored(runner, log),
+                cast=_stored(runner, cast),
                 complete=state.ended != "aborted",
             )
         )
@@ -171,6 +172,14 @@ def _close(
         runner, pending, report=report, model_key=model_key, cast=cast, log=log
     )
     return runner.log.append(state, *events, closing, beside=beside)  # type: ignore[arg-type]
+
+
+def _stored(runner: Runner, path: Path) -> Fingerprint:
+    """Store a file of the session as it is (the evidence layer, section 17): its fingerprint."""
+    with runner.store.receive(path) as arrival:
+        for _ in arrival:
+            pass
+    return arrival.fingerprint
 
 
 def _applied(state: RunState, event: object) -> RunState:

@@ -9,8 +9,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Literal, Protocol
 
+from api.services.ports import EvidenceStore
 from api.services.run_log import RunLog
-from domain.events import Fingerprint
 from domain.runner.config import OrchestratorConfig
 from domain.runner.sandbox import SandboxSpec
 from domain.runs import RunRecord
@@ -96,16 +96,12 @@ class Sandboxes(Protocol):
     def read_file(self, name: str, path: str, limit: int = 1 << 20) -> bytes | None: ...
     def kill(self, name: str) -> None: ...
     def remove(self, name: str) -> bool: ...
-    def owned(self) -> list[Owned]: ...
+    def owned(self) -> Sequence[Owned]: ...
 
 
 class Recorder(Protocol):
     def write(self, chunk: bytes) -> None: ...
     def close(self) -> None: ...
-
-
-class EvidenceStore(Protocol):
-    def put(self, source: Path) -> Fingerprint: ...
 
 
 RecordRun = Callable[[RunRecord], Sequence[NewEvent]]

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import msgspec
 
-from domain.evidence import branding, keys, redaction
+from domain.evidence import branding, generated_keys, redaction
 from domain.evidence.asciicast import header_line, parse, split_lines, with_data
 from domain.evidence.masking import Masker, Settled, Stage, mask_text
 
@@ -42,7 +42,11 @@ def section_17(model_keys: Iterable[str], banners: Iterable[str]) -> list[Transf
         Transform(
             redaction.NAME, redaction.VERSION, Stage(redaction.CredentialFinder(list(model_keys)))
         ),
-        Transform(keys.NAME, keys.VERSION, Stage(keys.find_key_bodies, on_open=keys.OPEN_REASON)),
+        Transform(
+            generated_keys.NAME,
+            generated_keys.VERSION,
+            Stage(generated_keys.find_key_bodies, on_open=generated_keys.OPEN_REASON),
+        ),
         Transform(
             branding.NAME, branding.VERSION, Stage(branding.BannerFinder(list(banners)), mask=" ")
         ),

@@ -6,6 +6,8 @@ from collections.abc import Set
 from dataclasses import dataclass, field
 
 import numpy as np
+from scipy import sparse
+from scipy.sparse.csgraph import connected_components
 
 from domain.siiq.data import Floats, Observations, total
 from domain.siiq.scores import Parameters, sums, theta0
@@ -89,27 +91,26 @@ def eligible(
 
 def _largest_component(obs: Observations) -> Observations:
     """A6: by models + benchmarks, then by more models, then by the smallest model slug."""
-    by_model, by_bench = obs.neighbours()
-    seen: set[int] = set()
-    best: tuple[tuple[int, int, str], set[int], set[int]] | None = None
-    for start in range(len(obs.models)):
-        if start in seen:
-            continue
-        models, benchmarks, frontier = {start}, set[int](), [start]
-        while frontier:
-            m = frontier.pop()
-            for b in by_model[m] - benchmarks:
-                benchmarks.add(b)
-                frontier += [x for x in by_bench[b] if x not in models]
-                models.update(by_bench[b])
-        seen |= models
-        key = (-(len(models) + len(benchmarks)), -len(models), min(obs.models[i] for i in models))
-        if best is None or key < best[0]:
-            best = (key, models, benchmarks)
-    if best is None:
+    models, benches = len(obs.models), len(obs.benchmarks)
+    links = sparse.coo_array(
+        (np.ones(len(obs.m)), (obs.m, models + obs.b)), shape=(models + benches, models + benches)
+    )
+    _, label = connected_components(links, directed=False)
+    of_model, of_bench = label[:models], label[models:]
+    model_count = np.bincount(of_model, minlength=len(label))
+    bench_count = np.bincount(of_bench, minlength=len(label))
+    smallest: dict[int, str] = {}
+    for component, slug in zip(of_model.tolist(), obs.models, strict=True):
+        smallest[component] = min(slug, smallest.get(component, slug))
+    if not smallest:
         return obs.subset([], [])
+    best = min(
+        smallest,
+        key=lambda c: (-(model_count[c] + bench_count[c]), -model_count[c], smallest[c]),
+    )
     return obs.subset(
-        [obs.models[i] for i in best[1]], [obs.benchmarks[i].benchmark for i in best[2]]
+        [m for m, c in zip(obs.models, of_model, strict=True) if c == best],
+        [b.benchmark for b, c in zip(obs.benchmarks, of_bench, strict=True) if c == best],
     )
 
 
@@ -178,7 +179,20 @@ def fit(obs: Observations, reference: Set[str]) -> Fit:
 
 def null_directions(obs: Observations, params: Parameters, theta: Floats) -> int:
     """A13: columns minus rank of the Jacobian of alpha_b theta_m + beta_b over every result,
-    with respect to every theta, alpha and beta (numpy's matrix_rank tolerance)."""
+    with respect to every theta, alpha and beta (numpy's matrix_rank tolerance).
+
+    Shifting and stretching every theta (with alpha and beta following) are null directions
+    of the Jacobian exactly, even in floating point, so the count is never below 2. When
+    `only_shift_and_stretch` proves every other singular value far above matrix_rank's
+    tolerance, the count is 2 and the dense SVD would say the same; otherwise the dense SVD of
+    the full Jacobian decides, exactly as A13 reads."""
+    if only_shift_and_stretch(obs, params, theta):
+        return 2
+    return dense_null_directions(obs, params, theta)
+
+
+def dense_null_directions(obs: Observations, params: Parameters, theta: Floats) -> int:
+    """A13 verbatim: the dense Jacobian, the rank of its SVD with numpy's tolerance."""
     models, benches, rows = len(obs.models), len(obs.benchmarks), len(obs.m)
     jacobian = np.zeros((rows, models + 2 * benches))
     index = np.arange(rows)
@@ -186,6 +200,49 @@ def null_directions(obs: Observations, params: Parameters, theta: Floats) -> int
     jacobian[index, models + obs.b] = theta[obs.m]
     jacobian[index, models + benches + obs.b] = 1.0
     return models + 2 * benches - int(np.linalg.matrix_rank(jacobian))
+
+
+SEPARATION = 1e-8
+"""The fast rank check's margin: J's third-smallest singular value squared must be shown to be
+at least this share of ||J||_F^2, i.e. the value at least 1e-4 ||J||_F, while matrix_rank's
+tolerance is at most ||J||_F * rows * eps (3e-12 ||J||_F at 12,000 results)."""
+ROUNDING = 100
+"""The fast rank check's rounding allowance, in units of (rows + columns) * eps * ||J||_F^2:
+forming the Schur complement and its eigenvalues rounds by at most a few such units."""
+
+
+def only_shift_and_stretch(obs: Observations, params: Parameters, theta: Floats) -> bool:
+    """A13 without the SVD: True only when the Jacobian J provably has no null direction but
+    shifting and stretching theta, every other singular value being at least 1e-4 ||J||_F,
+    which no SVD could round under matrix_rank's tolerance.
+
+    J'J = L' diag(D^2, S) L with L = [[I, D^-2 C], [0, I]], where D^2 (diagonal) is the
+    theta-theta block of J'J, C its theta-(alpha, beta) block and S = G - C' D^-2 C the Schur
+    complement of its (alpha, beta) block G (2 x 2 per benchmark). By Ostrowski's theorem the
+    third-smallest eigenvalue of J'J, the square of J's third-smallest singular value, is at
+    least the third-smallest of diag(D^2, S) times sigma_min(L)^2 >= 1 / (1 + ||D^-2 C||_F)^2."""
+    models, benches, rows = len(obs.models), len(obs.benchmarks), len(obs.m)
+    alpha, x = params.alpha[obs.b], theta[obs.m]
+    d2 = total(obs.m, alpha * alpha, models)
+    finite = np.all(np.isfinite(alpha * x)) and np.all(d2 > 0)
+    if rows == 0 or models + 2 * benches < 3 or not finite:
+        return False
+    size, cells = models * 2 * benches, obs.m * (2 * benches) + obs.b
+    coupling = (total(cells, alpha * x, size) + total(cells + benches, alpha, size)).reshape(
+        models, 2 * benches
+    )
+    scaled = coupling / d2[:, None]
+    block = np.zeros((2 * benches, 2 * benches))
+    one = np.arange(benches)
+    block[one, one] = total(obs.b, x * x, benches)
+    block[one, benches + one] = block[benches + one, one] = total(obs.b, x, benches)
+    block[benches + one, benches + one] = obs.results_per_benchmark()
+    schur = block - scaled.T @ coupling
+    third = np.sort(np.concatenate([np.linalg.eigvalsh(schur), d2]))[2]
+    norm2 = float(np.sum(alpha * alpha) + np.sum(x * x) + rows)
+    rounding = ROUNDING * (rows + models + 2 * benches) * np.finfo(np.float64).eps * norm2
+    lower = (third - rounding) / (1 + np.sqrt(np.sum(scaled**2))) ** 2
+    return bool(lower >= SEPARATION * norm2)
 
 
 def _fixing_drop(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import csv
 import io
 import math
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from datetime import date
@@ -158,13 +158,8 @@ class Observations:
         bench_index = {b.benchmark: i for i, b in enumerate(kept)}
         m = np.array([model_index[r.model] for r in used], dtype=np.int64)
         b = np.array([bench_index[r.benchmark] for r in used], dtype=np.int64)
-        params = np.array(
-            [
-                (by_name[r.benchmark].chance, by_name[r.benchmark].ceiling, by_name[r.benchmark].n)
-                for r in used
-            ],
-            dtype=np.float64,
-        ).reshape(-1, 3)
+        params = np.array([(x.chance, x.ceiling, x.n) for x in kept], dtype=np.float64)
+        params = params.reshape(-1, 3)[b]
         scores = np.array([r.score for r in used], dtype=np.float64)
         t = transform(scores, params[:, 0], params[:, 1], params[:, 2])
         return cls(models, kept, m, b, t.y, t.v)
@@ -175,7 +170,8 @@ class Observations:
         keep_names = set(benchmarks)
         keep_benchmarks = [b for b in self.benchmarks if b.benchmark in keep_names]
         model_map = np.full(len(self.models), -1)
-        model_map[[self.models.index(x) for x in keep_models]] = np.arange(len(keep_models))
+        position = {name: i for i, name in enumerate(self.models)}
+        model_map[[position[x] for x in keep_models]] = np.arange(len(keep_models))
         bench_map = np.full(len(self.benchmarks), -1)
         old = {b.benchmark: i for i, b in enumerate(self.benchmarks)}
         bench_map[[old[b.benchmark] for b in keep_benchmarks]] = np.arange(len(keep_benchmarks))
@@ -209,8 +205,7 @@ class Observations:
         """Per result, F_b: the model's results in the family of the result's benchmark."""
         family = self.family_index()[self.b] if len(self.b) else self.b
         key = self.m * (int(family.max(initial=0)) + 1) + family
-        _, inverse, counts = np.unique(key, return_inverse=True, return_counts=True)
-        return np.asarray(counts[inverse], dtype=np.float64)
+        return np.asarray(np.bincount(key)[key], dtype=np.float64)
 
     def area_weights(self) -> Floats:
         """Per benchmark, omega_b = 1/sqrt(K), K the benchmarks of the set in its area (A12)."""
@@ -218,12 +213,3 @@ class Observations:
         return np.array(
             [1 / math.sqrt(per_area[b.area]) for b in self.benchmarks], dtype=np.float64
         )
-
-    def neighbours(self) -> tuple[dict[int, set[int]], dict[int, set[int]]]:
-        """The bipartite graph of models and benchmarks linked by results."""
-        by_model: dict[int, set[int]] = defaultdict(set)
-        by_bench: dict[int, set[int]] = defaultdict(set)
-        for m, b in zip(self.m.tolist(), self.b.tolist(), strict=True):
-            by_model[m].add(b)
-            by_bench[b].add(m)
-        return by_model, by_bench

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Set
 
 import numpy as np
+from numpy.typing import NDArray
 
 from domain.siiq.calibration import Calibration, CalibrationCheckFailed, calibrate
 from domain.siiq.data import Floats, Observations
@@ -23,26 +24,32 @@ def folds(fitted_models: tuple[str, ...]) -> list[list[str]]:
 def half_differences(full: Observations, fold: Calibration, held_out: list[str]) -> list[float]:
     """A20: for each held-out model with 4 results on the fold's benchmarks, its families
     alternated into halves A and B (2 results each at least); z = (theta_A - theta_B) /
-    sqrt(SE_A^2 + SE_B^2) with kappa = 1."""
+    sqrt(SE_A^2 + SE_B^2) with kappa = 1. In the held-out models' order (code point)."""
     calibrated = [b.benchmark for b in fold.fit.obs.benchmarks]
     obs = full.subset(held_out, calibrated)
-    family = np.array([b.family for b in obs.benchmarks])[obs.b]
-    zs = []
-    for i in range(len(obs.models)):
-        own = obs.m == i
-        if own.sum() < 4:
-            continue
-        names = sorted(set(family[own].tolist()))
-        in_a = np.isin(family, names[0::2]) & own
-        in_b = np.isin(family, names[1::2]) & own
-        if in_a.sum() < 2 or in_b.sum() < 2:
-            continue
-        a, b = (
-            closed_form(sums(obs, fold.fit.params, rows), fold.shift, fold.scale, 1.0)
-            for rows in (in_a, in_b)
-        )
-        zs.append(float((a.theta[i] - b.theta[i]) / np.sqrt(a.se[i] ** 2 + b.se[i] ** 2)))
-    return zs
+    in_b = halves(obs)
+    count = len(obs.models)
+    paired = (
+        (obs.results_per_model() >= 4)
+        & (np.bincount(obs.m[~in_b], minlength=count) >= 2)
+        & (np.bincount(obs.m[in_b], minlength=count) >= 2)
+    )
+    a, b = (
+        closed_form(sums(obs, fold.fit.params, rows), fold.shift, fold.scale, 1.0)
+        for rows in (~in_b, in_b)
+    )
+    z = (a.theta[paired] - b.theta[paired]) / np.sqrt(a.se[paired] ** 2 + b.se[paired] ** 2)
+    return [float(value) for value in z]
+
+
+def halves(obs: Observations) -> NDArray[np.bool_]:
+    """A20: per result, whether its family is at an odd position (half B) among the distinct
+    families of its model's results sorted by name (code point); even positions are half A."""
+    family = obs.family_index()[obs.b]
+    present = np.zeros((len(obs.models), int(family.max(initial=-1)) + 1), dtype=np.int64)
+    present[obs.m, family] = 1
+    position = np.cumsum(present, axis=1)[obs.m, family] - 1
+    return np.asarray(position % 2 == 1)
 
 
 def nearest_rank_90(values: Floats) -> float:
@@ -60,10 +67,11 @@ def kappa(
     zs: list[float] = []
     calibrated = 0
     for held_out in folds(main.fit.obs.models):
-        rest = [m for m in full.models if m not in set(held_out)]
+        leaving = set(held_out)
+        rest = [m for m in full.models if m not in leaving]
         training = full.subset(rest, [b.benchmark for b in full.benchmarks])
         try:
-            fold = calibrate(training, reference - set(held_out))
+            fold = calibrate(training, reference - leaving)
         except CalibrationCheckFailed:
             continue
         calibrated += 1

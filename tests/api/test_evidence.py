@@ -16,11 +16,14 @@ from litestar.testing import TestClient
 
 from adapters.artifacts import FileArtifactStore
 from api.http import create_app
-from api.ingest import ingest
-from api.service import methodology_reads
+from api.services.ingest import ingest
+from api.services.reader import ProjectionReader
+from api.wiring import Argusic, Settings
 from domain.evidence.asciicast import timings
 from ledger.ledger import Ledger
-from projections.views import project_view, run_view
+from projections.methodology import MethodologyProjection
+from projections.views.project import project_view
+from projections.views.run import run_view
 from tests.conftest import argusic
 from tests.evidence_corpus import BANNERS, MODEL_KEY, Case, planted
 from tests.records import EDITIONS, REPORTS, run
@@ -34,9 +37,9 @@ SPLIT_KEY = next(c for c in PLANTED if c.name == "model-key-split")
 class Evidence:
     """A ledger with the editions in, a folder of evidence files, an artifact store."""
 
-    def __init__(self, ledger: Ledger, folder: Path) -> None:
-        self.ledger, self.folder = ledger, folder
-        self.store = FileArtifactStore(folder / "artifacts")
+    def __init__(self, ledger: Ledger, folder: Path, settings: Settings) -> None:
+        self.ledger, self.folder, self.settings = ledger, folder, settings
+        self.store = FileArtifactStore(settings.home / "artifacts")
         self.files = 0
         self.write_and_ingest(EDITIONS)
 
@@ -63,7 +66,7 @@ class Evidence:
         ingest(self.ledger, [path], self.store, lambda h: BANNERS if h == HARNESS else [])
 
     def view(self, run_id: str) -> Any:
-        reads = methodology_reads(self.ledger)
+        reads = ProjectionReader(self.ledger, MethodologyProjection())
         return reads.answer(("run", run_id), lambda state, as_of: run_view(state, as_of, run_id))
 
     def events(self, run_id: str) -> list[dict[str, Any]]:
@@ -72,13 +75,13 @@ class Evidence:
 
 
 @pytest.fixture
-def evidence(ledger: Ledger, tmp_path: Path) -> Evidence:
-    return Evidence(ledger, tmp_path)
+def evidence(ledger: Ledger, tmp_path: Path, settings: Settings) -> Evidence:
+    return Evidence(ledger, tmp_path, settings)
 
 
 @pytest.fixture
 def client(evidence: Evidence) -> Iterator[TestClient]:  # type: ignore[type-arg]
-    with TestClient(app=create_app(evidence.ledger, evidence.store)) as c:
+    with TestClient(app=create_app(Argusic(evidence.settings, evidence.ledger))) as c:
         yield c
 
 
@@ -214,7 +217,7 @@ def test_quoted_text_on_pages_and_the_stored_words_untouched(evidence: Evidence)
     view = evidence.view("r1")
     assert view.final_state_shown == "All tests pass, the parser was fixed."
     assert view.run.report.final_state == "All tests pass \u2014 the parser was fixed \u2014"
-    reads = methodology_reads(evidence.ledger)
+    reads = ProjectionReader(evidence.ledger, MethodologyProjection())
     page = reads.answer(("p",), lambda state, as_of: project_view(state, as_of, "p"))
     assert page.description_shown == "A fast parser, written in C"
     quoted = [e for e in evidence.events("r1") if e.get("transform") == "quoted-text"]

@@ -10,8 +10,8 @@ from pathlib import Path
 import pytest
 from litestar.testing import TestClient
 
-from adapters.artifacts import FileArtifactStore
 from api.http import create_app
+from api.wiring import Argusic, Settings
 from ledger.ledger import Ledger
 from tests.conftest import argusic
 from tests.domain.test_hardware import APPENDIX
@@ -82,8 +82,8 @@ def test_a_bad_input_is_a_usage_error(env: dict[str, str], args: list[str], mess
     assert message in done.stderr
 
 
-def test_the_estimate_over_http(ledger: Ledger, tmp_path: Path) -> None:
-    with TestClient(app=create_app(ledger, FileArtifactStore(tmp_path / "artifacts"))) as client:
+def test_the_estimate_over_http(ledger: Ledger, settings: Settings) -> None:
+    with TestClient(app=create_app(Argusic(settings, ledger))) as client:
         answer = client.get(
             "/hardware/estimate",
             params={"memory_gb": 64, "memory_kind": "unified", "chip": "NVIDIA GB10"},

@@ -16,8 +16,8 @@ from litestar.testing import TestClient
 
 from adapters.artifacts import FileArtifactStore
 from api.http import create_app
-from api.ingest import ingest
-from api.wiring import Settings
+from api.services.ingest import ingest
+from api.wiring import Argusic, Settings
 from ledger.ledger import Ledger
 from ledger.merkle import verify_inclusion
 from ledger.note import Verifier, open_checkpoint
@@ -29,9 +29,7 @@ ROOT = Path(__file__).resolve().parents[2]
 @pytest.fixture
 def client(ledger: Ledger, settings: Settings) -> Iterator[TestClient]:  # type: ignore[type-arg]
     append_editions(ledger, 0, 21)
-    with TestClient(
-        app=create_app(ledger, FileArtifactStore(settings.home / "artifacts"))
-    ) as test_client:
+    with TestClient(app=create_app(Argusic(settings, ledger))) as test_client:
         yield test_client
 
 
@@ -142,9 +140,7 @@ def test_make_run_serves_the_demo_on_port_8000(demo_size: int, cli_env: dict[str
 @pytest.fixture
 def demo_client(ledger: Ledger, settings: Settings) -> Iterator[TestClient]:  # type: ignore[type-arg]
     ingest(ledger, sorted(DEMO.glob("*.jsonl")), FileArtifactStore(settings.home / "artifacts"))
-    with TestClient(
-        app=create_app(ledger, FileArtifactStore(settings.home / "artifacts"))
-    ) as test_client:
+    with TestClient(app=create_app(Argusic(settings, ledger))) as test_client:
         yield test_client
 
 

@@ -13,18 +13,16 @@ import msgspec
 import pytest
 
 from adapters.artifacts import FileArtifactStore
-from api.ingest import IngestRejected, ingest
-from api.service import Reads, methodology_reads
+from api.services.ingest import IngestRejected, ingest
+from api.services.reader import ProjectionReader
 from api.wiring import Settings, init
 from ledger.ledger import Ledger
-from projections.methodology import Methodology
-from projections.views import (
-    editions_view,
-    leaderboard_view,
-    project_view,
-    run_view,
-    sources_view,
-)
+from projections.methodology import Methodology, MethodologyProjection
+from projections.views.editions import editions_view
+from projections.views.leaderboard import leaderboard_view
+from projections.views.project import project_view
+from projections.views.run import run_view
+from projections.views.sources import sources_view
 from tests.records import EDITIONS, report, run, write
 
 MISSING = object()
@@ -45,8 +43,8 @@ class World:
             self.ledger, [write(self.folder, f"records-{self.files}.jsonl", records)], self.store
         )
 
-    def reads(self) -> Reads[Methodology]:
-        return methodology_reads(self.ledger)
+    def reads(self) -> ProjectionReader[Methodology]:
+        return ProjectionReader(self.ledger, MethodologyProjection())
 
     def leaderboard(self, as_of: int | None = None) -> list[dict[str, Any]]:
         view = self.reads().answer("lb", partial(leaderboard_view, cycle="2026-09"), as_of)

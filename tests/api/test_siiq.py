@@ -10,15 +10,13 @@ import msgspec
 import pytest
 from litestar.testing import TestClient
 
-from adapters.artifacts import FileArtifactStore
 from api.http import create_app
-from api.service import siiq_reads
-from api.siiq import calibrate_files
-from api.wiring import Settings
+from api.services.calibrate import calibrate_files
+from api.services.queries import SiiqQueries
+from api.wiring import Argusic, Settings
 from domain.events import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
 from domain.siiq.index import recompute
 from ledger.ledger import Ledger
-from projections.siiq import index_document
 from tests.conftest import argusic
 from tests.siiq_synthetic import Problem, write_inputs
 
@@ -46,7 +44,7 @@ def test_a_calibration_is_recorded_with_its_inputs_and_the_index_recomputes(
     recorded = events[0]
     assert isinstance(recorded, SiiqInputsRecorded)
     assert set(recorded.inputs) == {"results", "benchmarks", "reference"}
-    index = siiq_reads(ledger).answer(("index",), index_document)
+    index = SiiqQueries(ledger).index()
     assert index.calibration.accepted
     assert len(index.models) == 80
     assert recompute(index) is None
@@ -56,9 +54,9 @@ def test_calibrating_the_same_inputs_again_gives_the_same_bytes(
     ledger: Ledger, inputs: dict[str, Path]
 ) -> None:
     calibrate(ledger, inputs)
-    first = msgspec.json.encode(siiq_reads(ledger).answer(("index",), index_document))
+    first = msgspec.json.encode(SiiqQueries(ledger).index())
     calibrate(ledger, inputs)
-    second = msgspec.json.encode(siiq_reads(ledger).answer(("index",), index_document))
+    second = msgspec.json.encode(SiiqQueries(ledger).index())
     assert first == second
     assert [type(r.event).__name__ for r in ledger.events()] == [
         "SiiqInputsRecorded",
@@ -71,7 +69,7 @@ def test_a_rejected_calibration_is_recorded_and_the_last_accepted_stays_in_force
     ledger: Ledger, problem: Problem, inputs: dict[str, Path], tmp_path: Path
 ) -> None:
     calibrate(ledger, inputs)
-    before = siiq_reads(ledger).answer(("index",), index_document)
+    before = SiiqQueries(ledger).index()
     broken = tmp_path / "broken"
     broken.mkdir()
     summary = calibrate(
@@ -81,7 +79,7 @@ def test_a_rejected_calibration_is_recorded_and_the_last_accepted_stays_in_force
     last = list(ledger.events())[-1].event
     assert isinstance(last, CalibrationRejected)
     assert last.calibration.reason == "reference model no-such-model is missing from the fitted set"
-    after = siiq_reads(ledger).answer(("index",), index_document)
+    after = SiiqQueries(ledger).index()
     assert after.calibration == before.calibration
 
 
@@ -143,9 +141,7 @@ def test_the_http_index_and_model_page(
     ledger: Ledger, inputs: dict[str, Path], settings: Settings
 ) -> None:
     calibrate(ledger, inputs)
-    with TestClient(
-        app=create_app(ledger, FileArtifactStore(settings.home / "artifacts"))
-    ) as client:
+    with TestClient(app=create_app(Argusic(settings, ledger))) as client:
         index = client.get("/data/index.json").json()
         slug = index["models"][0]["slug"]
         page = client.get(f"/siiq/models/{slug}").json()
@@ -166,5 +162,5 @@ def test_the_http_index_and_model_page(
 
 
 def test_before_any_calibration_the_index_is_empty(ledger: Ledger) -> None:
-    index = siiq_reads(ledger).answer(("index",), index_document)
+    index = SiiqQueries(ledger).index()
     assert (index.models, index.calibration.accepted) == ([], False)

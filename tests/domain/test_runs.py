@@ -9,7 +9,7 @@ import pytest
 
 from domain.errors import Rejected
 from domain.events import Evidence, Fingerprint
-from domain.runs import RunRecord, invalid_reason, record_run, time_budget_minutes
+from domain.runs import RunRecord, admit_run, invalid_reason, time_budget_minutes
 from tests.records import report, run
 
 FULL = Evidence(
@@ -24,7 +24,7 @@ def decode(record: dict[str, Any]) -> RunRecord:
 
 def recorded(overrides: dict[str, Any] | None = None, **kwargs: Any) -> Any:
     record = run("r1", "p", "a", "100", **kwargs) | (overrides or {})
-    (event,) = record_run(decode(record), FULL, EDITIONS, None)
+    (event,) = admit_run(decode(record), FULL, EDITIONS, None)
     return event
 
 
@@ -50,7 +50,7 @@ def test_records_breaking_a_rule_are_rejected_naming_it(
     overrides: dict[str, Any], rule: str
 ) -> None:
     with pytest.raises(Rejected) as rejected:
-        record_run(decode(run("r1", "p", "a", "100") | overrides), FULL, EDITIONS, None)
+        admit_run(decode(run("r1", "p", "a", "100") | overrides), FULL, EDITIONS, None)
     assert rejected.value.rule == rule
 
 
@@ -83,9 +83,9 @@ def test_a_missing_field_is_named() -> None:
 
 def test_the_same_record_again_records_nothing_and_a_changed_one_is_refused() -> None:
     first = recorded()
-    assert record_run(decode(run("r1", "p", "a", "100")), FULL, EDITIONS, first) == []
+    assert admit_run(decode(run("r1", "p", "a", "100")), FULL, EDITIONS, first) == []
     with pytest.raises(Rejected, match="already recorded differently"):
-        record_run(decode(run("r1", "p", "a", "92")), FULL, EDITIONS, first)
+        admit_run(decode(run("r1", "p", "a", "92")), FULL, EDITIONS, first)
 
 
 def test_a_run_without_a_full_log_or_recording_is_invalid() -> None:

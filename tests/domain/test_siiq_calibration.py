@@ -14,11 +14,11 @@ from domain.siiq.data import Observations
 from domain.siiq.index import (
     IndexDocument,
     build_index,
-    recalibration_problem,
     recompute,
     run_calibration,
 )
 from domain.siiq.kappa import nearest_rank_90
+from domain.siiq.recalibration import recalibration_problem
 from domain.siiq.records import AREAS, Benchmark, Result
 from domain.siiq.scores import sums, theta0
 from tests.siiq_synthetic import Problem

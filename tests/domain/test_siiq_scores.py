@@ -58,6 +58,15 @@ def test_rounding_sends_exact_halves_to_even() -> None:
     assert (shown(148.5), shown(149.5), shown(149.64)) == (148, 150, 150)
 
 
+def test_rounding_a_numpy_value_gives_what_numpy_and_python_round_give() -> None:
+    halves = np.arange(-50.5, 250.0, 1.0)
+    near = np.nextafter(halves, np.inf)
+    values = np.concatenate([halves, near, np.random.default_rng(1).normal(100, 40, 2000)])
+    for value in values:
+        assert shown(value) == round(value) == round(float(value))
+        assert type(shown(value)) is int
+
+
 ELIGIBLE = Eligibility(
     families=5, areas=3, evaluators=2, released=[date(2025, 1, 1), date(2025, 3, 2)]
 )

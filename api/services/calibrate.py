@@ -1,4 +1,4 @@
-"""`argusic siiq calibrate`: read the normalised inputs, calibrate, record the decision."""
+"""`siiq calibrate`: read the normalised inputs, calibrate, record the decision."""
 
 from __future__ import annotations
 
@@ -7,15 +7,19 @@ from pathlib import Path
 
 import msgspec
 
-from api.service import siiq_reads
+from api.services.queries import SiiqQueries
+from domain.errors import InvalidInput
 from domain.events import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
 from domain.siiq.data import Observations, read_benchmarks, read_reference, read_results, select
-from domain.siiq.index import build_index, recalibration_problem, run_calibration
+from domain.siiq.index import (
+    IndexDocument,
+    build_index,
+    recompute,
+    run_calibration,
+)
+from domain.siiq.recalibration import recalibration_problem
 from domain.siiq.records import CalibrationSummary
-from ledger.ledger import Ledger, NewEvent
-from projections.siiq import index_document
-
-CALIBRATIONS = "siiq-calibration"
+from ledger.ledger import Ledger
 
 
 def calibrate_files(
@@ -35,7 +39,7 @@ def calibrate_files(
     group = read_reference(texts["reference"].decode())
     obs = Observations.build(selection.results, selection.benchmarks)
     summary = run_calibration(obs, all_benchmarks, set(selection.invalid_benchmarks), group)
-    published = siiq_reads(ledger).answer(("index",), index_document)
+    published = SiiqQueries(ledger).index()
     if summary.accepted and published.calibration.accepted:
         problem = recalibration_problem(published, build_index(selection.results, summary))
         if problem is not None:
@@ -51,7 +55,22 @@ def calibrate_files(
     outcome = (CalibrationAccepted if summary.accepted else CalibrationRejected)(
         inputs=inputs, calibration=summary
     )
-    events = [] if ledger.stream(recorded.stream) else [NewEvent(recorded, 1)]
-    events.append(NewEvent(outcome, len(ledger.stream(CALIBRATIONS)) + 1))
-    ledger.append(events)
+    events = [outcome] if ledger.stream(recorded.stream) else [recorded, outcome]
+    ledger.append(ledger.next_versions(events))
     return summary
+
+
+class RecomputeReport(msgspec.Struct, frozen=True, kw_only=True):
+    ok: bool
+    models: int
+    mismatch: str | None
+
+
+def recompute_document(document: bytes) -> RecomputeReport:
+    """SI-IQ section 8's check: every score of an index document recomputed from it alone."""
+    try:
+        index = msgspec.json.decode(document, type=IndexDocument)
+    except msgspec.DecodeError as e:  # ValidationError is a DecodeError
+        raise InvalidInput(f"not an SI-IQ index document: {e}") from e
+    mismatch = recompute(index)
+    return RecomputeReport(ok=mismatch is None, models=len(index.models), mismatch=mismatch)

@@ -1,4 +1,4 @@
-"""What the CLI and the HTTP API both answer: one function per question, over the ledger."""
+"""A projection's answers over one ledger, as of any position, with the latest state kept."""
 
 from __future__ import annotations
 
@@ -6,45 +6,14 @@ import threading
 from collections.abc import Callable, Hashable
 from typing import Generic, TypeVar
 
-import msgspec
-
+from domain.errors import NotFound
 from ledger.ledger import Ledger
-from projections.base import Projection, fold
-from projections.methodology import Methodology, MethodologyProjection
+from projections.base import M, Projection, fold
 from projections.runner import ReadModel
-from projections.siiq import Siiq, SiiqProjection
 
 T = TypeVar("T")
-M = TypeVar("M")
-View = Callable[[Methodology, int], T]
-
-
-class CheckpointView(msgspec.Struct, frozen=True, kw_only=True):
-    size: int
-    root: str
-    note: str
-    public_key: str
-    sealed_at: str
-
-
-class Health(msgspec.Struct, frozen=True, kw_only=True):
-    status: str
-    size: int
-
-
-def checkpoint_view(ledger: Ledger, size: int | None = None) -> CheckpointView:
-    checkpoint = ledger.checkpoint(size)
-    return CheckpointView(
-        size=checkpoint.size,
-        root=checkpoint.root.hex(),
-        note=checkpoint.note,
-        public_key=str(ledger.recorder.sealer.verifier),
-        sealed_at=checkpoint.sealed_at,
-    )
-
-
-def health(ledger: Ledger) -> Health:
-    return Health(status="ok", size=ledger.size())
+View = Callable[[M, int], T]
+"""A view: the folded state and the position it answers as of, to a document."""
 
 
 def position_as_of(ledger: Ledger, as_of: int | None) -> int:
@@ -53,17 +22,14 @@ def position_as_of(ledger: Ledger, as_of: int | None) -> int:
     if as_of is None:
         return size
     if not 0 <= as_of <= size:
-        raise LookupError(f"position {as_of} is outside the ledger (0..{size})")
+        raise NotFound(f"position {as_of} is outside the ledger (0..{size})")
     return as_of
 
 
-class Reads(Generic[M]):
-    """A projection's read models over one ledger (the methodology's by default).
-
-    The latest state is kept in memory and folded on as events arrive (the first read
+class ProjectionReader(Generic[M]):
+    """The latest state is kept in memory and folded on as events arrive (the first read
     catches the stored model up and stores it); views of it are cached per position. A read
-    as of an earlier position folds that state afresh.
-    """
+    as of an earlier position folds that state afresh."""
 
     def __init__(self, ledger: Ledger, projection: Projection[M]) -> None:
         self.ledger = ledger
@@ -74,7 +40,7 @@ class Reads(Generic[M]):
         self._views: dict[Hashable, object] = {}
         self._views_at = -1
 
-    def answer(self, key: Hashable, view: Callable[[M, int], T], as_of: int | None = None) -> T:
+    def answer(self, key: Hashable, view: View[M, T], as_of: int | None = None) -> T:
         """`view` of the state as of `as_of` (the latest by default); `key` names the view."""
         position = position_as_of(self.ledger, as_of)
         with self._lock:
@@ -87,6 +53,11 @@ class Reads(Generic[M]):
                 return self._views[key]  # type: ignore[return-value]
         return view(self.read_model.as_of(position), position)
 
+    def latest(self) -> M:
+        """The state at the head; callers must not change it."""
+        with self._lock:
+            return self._caught_up()[1]
+
     def _caught_up(self) -> tuple[int, M]:
         if self._latest is None:
             self._latest = self.read_model.catch_up()
@@ -95,11 +66,3 @@ class Reads(Generic[M]):
         if head > position:
             self._latest = (head, fold(self.projection, self.ledger.events(position, head), state))
         return self._latest
-
-
-def methodology_reads(ledger: Ledger) -> Reads[Methodology]:
-    return Reads(ledger, MethodologyProjection())
-
-
-def siiq_reads(ledger: Ledger) -> Reads[Siiq]:
-    return Reads(ledger, SiiqProjection())

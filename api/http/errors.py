@@ -1,0 +1,69 @@
+"""Our own errors to HTTP statuses, in one place; anything else is a bug: a 500, logged."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import structlog
+from eventsourcing.persistence import PersistenceError
+from litestar import Request, Response
+from litestar.datastructures import State
+from litestar.exceptions import HTTPException
+from litestar.status_codes import (
+    HTTP_400_BAD_REQUEST,
+    HTTP_404_NOT_FOUND,
+    HTTP_500_INTERNAL_SERVER_ERROR,
+    HTTP_503_SERVICE_UNAVAILABLE,
+)
+from litestar.types import ExceptionHandlersMap
+
+from domain.errors import IntegrityFailure, InvalidInput, NotFound, SetupError, UsageError
+
+log = structlog.get_logger()
+AnyRequest = Request[object, object, State]
+Problem = Response[dict[str, object]]
+
+STATUS: dict[type[Exception], int] = {
+    NotFound: HTTP_404_NOT_FOUND,
+    InvalidInput: HTTP_400_BAD_REQUEST,
+    UsageError: HTTP_400_BAD_REQUEST,
+    SetupError: HTTP_503_SERVICE_UNAVAILABLE,
+    PersistenceError: HTTP_503_SERVICE_UNAVAILABLE,
+    IntegrityFailure: HTTP_500_INTERNAL_SERVER_ERROR,
+}
+"""Each of our error categories (and the database's, as eventsourcing translates them)."""
+
+
+def problem(status: int, detail: str, extra: object = None) -> Problem:
+    """A JSON problem document: the status and a sentence saying what is wrong."""
+    body: dict[str, object] = {"status_code": status, "detail": detail}
+    if extra:
+        body["extra"] = extra
+    return Response(body, status_code=status)
+
+
+def _ours(status: int) -> Callable[[AnyRequest, Exception], Problem]:
+    def handler(_: AnyRequest, exc: Exception) -> Problem:
+        return problem(status, str(exc))
+
+    return handler
+
+
+def _litestar(request: AnyRequest, exc: HTTPException) -> Problem:
+    """litestar's own refusals (a malformed query, an unknown path), as litestar words them;
+    its own failures are bugs of ours too, and logged."""
+    if exc.status_code >= HTTP_500_INTERNAL_SERVER_ERROR:
+        log.error("internal error", path=request.url.path, error=repr(exc), exc_info=exc)
+    return problem(exc.status_code, exc.detail, exc.extra)
+
+
+def _unexpected(request: AnyRequest, exc: Exception) -> Problem:
+    log.error("unexpected error", path=request.url.path, error=repr(exc), exc_info=exc)
+    return problem(HTTP_500_INTERNAL_SERVER_ERROR, "internal error")
+
+
+def exception_handlers() -> ExceptionHandlersMap:
+    handlers: ExceptionHandlersMap = {error: _ours(status) for error, status in STATUS.items()}
+    handlers[HTTPException] = _litestar
+    handlers[Exception] = _unexpected
+    return handlers

@@ -1,0 +1,39 @@
+"""A run's evidence as served (methodology section 17): the served copy, never the raw file."""
+
+from __future__ import annotations
+
+from litestar import Response, Router, get
+from litestar.di import NamedDependency
+from litestar.params import FromPath
+from litestar.response import Stream
+
+from api.http.errors import problem
+from api.services.ports import EvidenceStore
+from api.services.queries import MethodologyQueries
+
+UNAVAILABLE_FOR_LEGAL_REASONS = 451
+
+
+@get("/runs/{run_id:str}/evidence/{kind:str}", sync_to_thread=True)
+def run_evidence(
+    methodology: NamedDependency[MethodologyQueries],
+    evidence_store: NamedDependency[EvidenceStore],
+    run_id: FromPath[str],
+    kind: FromPath[str],
+) -> Stream | Response[dict[str, object]]:
+    """The served copy of a run's log or recording, with its fingerprints and the transforms
+    applied; while a file of the run is withheld, every file of it answers 451 with the reason."""
+    copy = methodology.served_copy(run_id, kind)
+    if copy.withheld is not None or copy.served_sha256 is None:
+        return problem(UNAVAILABLE_FOR_LEGAL_REASONS, copy.withheld or f"{kind} withheld")
+    headers = {
+        "X-Argusic-Raw-SHA256": copy.raw_sha256,
+        "X-Argusic-Served-SHA256": copy.served_sha256,
+        "X-Argusic-Transforms": ", ".join(copy.transforms),
+    }
+    return Stream(
+        evidence_store.read(copy.served_sha256), media_type=copy.media_type, headers=headers
+    )
+
+
+router = Router("/", route_handlers=[run_evidence])

@@ -1,0 +1,42 @@
+"""The hardware appendix over HTTP: the table and an estimate for one machine."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from litestar import Router, get
+from litestar.params import FromQuery
+
+from domain import hardware
+
+
+@get("/hardware/table", sync_to_thread=False)
+def hardware_table() -> list[hardware.ClassEstimate]:
+    """The appendix's table: what each model size class needs (estimated)."""
+    return hardware.table()
+
+
+@get("/hardware/estimate", sync_to_thread=False)
+def hardware_estimate(
+    *,
+    memory_gb: FromQuery[float | None] = None,
+    memory_kind: FromQuery[hardware.MemoryKind | None] = None,
+    bandwidth_gbs: FromQuery[float | None] = None,
+    chip: FromQuery[str | None] = None,
+    price_usd: FromQuery[float | None] = None,
+    price_date: FromQuery[date | None] = None,
+) -> hardware.Estimate:
+    """Every size class against one machine; what depends on a missing input is `unknown`."""
+    return hardware.estimate(
+        hardware.machine(
+            memory_gb=memory_gb,
+            memory_kind=memory_kind,
+            bandwidth_gbs=bandwidth_gbs,
+            chip=chip,
+            price_usd=price_usd,
+            price_date=price_date,
+        )
+    )
+
+
+router = Router("/", route_handlers=[hardware_table, hardware_estimate])

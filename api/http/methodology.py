@@ -1,0 +1,69 @@
+"""The methodology's read API: leaderboards, projects, runs and their traces, editions and the
+source table (the same documents as the CLI's --json)."""
+
+from __future__ import annotations
+
+from litestar import Router, get
+from litestar.di import NamedDependency
+from litestar.params import FromPath, FromQuery
+
+from api.services.queries import LedgerQueries, MethodologyQueries
+from api.services.trace import TraceView, trace
+from projections.views.editions import EditionsView
+from projections.views.leaderboard import LeaderboardView
+from projections.views.project import ProjectView
+from projections.views.run import RunView
+from projections.views.sources import SourcesView
+
+
+@get("/leaderboard", sync_to_thread=True)
+def leaderboard(
+    methodology: NamedDependency[MethodologyQueries],
+    cycle: FromQuery[str],
+    as_of: FromQuery[int | None] = None,
+) -> LeaderboardView:
+    return methodology.leaderboard(cycle, as_of)
+
+
+@get("/projects/{project_id:path}", sync_to_thread=True)
+def project(
+    methodology: NamedDependency[MethodologyQueries],
+    project_id: FromPath[str],
+    as_of: FromQuery[int | None] = None,
+) -> ProjectView:
+    return methodology.project(project_id.lstrip("/"), as_of)
+
+
+@get("/runs/{run_id:str}", sync_to_thread=True)
+def run(
+    methodology: NamedDependency[MethodologyQueries],
+    run_id: FromPath[str],
+    as_of: FromQuery[int | None] = None,
+) -> RunView:
+    return methodology.run(run_id, as_of)
+
+
+@get("/runs/{run_id:str}/trace", sync_to_thread=True)
+def run_trace(
+    ledger_queries: NamedDependency[LedgerQueries],
+    methodology: NamedDependency[MethodologyQueries],
+    run_id: FromPath[str],
+) -> TraceView:
+    return trace(ledger_queries, methodology, run_id)
+
+
+@get("/methodology/editions", sync_to_thread=True)
+def editions(
+    methodology: NamedDependency[MethodologyQueries], as_of: FromQuery[int | None] = None
+) -> EditionsView:
+    return methodology.editions(as_of)
+
+
+@get("/methodology/sources", sync_to_thread=True)
+def sources(
+    methodology: NamedDependency[MethodologyQueries], as_of: FromQuery[int | None] = None
+) -> SourcesView:
+    return methodology.sources(as_of)
+
+
+router = Router("/", route_handlers=[leaderboard, project, run, run_trace, editions, sources])

@@ -1,0 +1,172 @@
+"""`ingest`: read input records, let the domain decide, append all or nothing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+import msgspec
+
+from api.services.evidence import EvidenceIntake
+from api.services.ports import Banners, EvidenceStore
+from api.services.record_run import run_events
+from domain.editions import EditionRecord, draft_edition
+from domain.environment_qa import ReviewRecord, clear_review
+from domain.errors import InvalidInput, Rejected
+from domain.events import DomainEvent, EditionDrafted
+from domain.runs import RunRecord
+from ledger.ledger import Ledger, NewEvent, RecordedEvent
+from projections.methodology import Methodology, MethodologyProjection
+from projections.runner import ReadModel
+
+Record = EditionRecord | RunRecord | ReviewRecord
+_decoder = msgspec.json.Decoder(Record)
+BATCH = 1_000
+_NOT_YET = datetime.min.replace(tzinfo=UTC)
+
+
+class RecordRejection(msgspec.Struct, frozen=True, kw_only=True):
+    file: str
+    line: int
+    reason: str
+
+
+class IngestRejected(InvalidInput):
+    """At least one record broke a rule: nothing was appended."""
+
+    def __init__(self, rejections: list[RecordRejection]) -> None:
+        super().__init__(f"{len(rejections)} record(s) rejected, nothing appended")
+        self.rejections = rejections
+
+
+class IngestReport(msgspec.Struct, frozen=True, kw_only=True):
+    records: int
+    appended: int
+    unchanged: int
+    ledger_size: int
+
+
+def _split(text: bytes) -> list[tuple[int, bytes]]:
+    """Records of a file: a JSON array (numbered by position), one JSON object, or JSON lines."""
+    try:
+        whole = msgspec.json.decode(text, type=list[msgspec.Raw] | dict[str, msgspec.Raw])
+    except msgspec.DecodeError:
+        return [(i, line) for i, line in enumerate(text.splitlines(), 1) if line.strip()]
+    if isinstance(whole, dict):
+        return [(1, text)]
+    return [(i, bytes(raw)) for i, raw in enumerate(whole, 1)]
+
+
+def read_records(path: Path) -> Iterator[tuple[int, Record | RecordRejection]]:
+    """Each record of a file, or the rejection that names its line and what is wrong."""
+    for line, raw in _split(path.read_bytes()):
+        try:
+            yield line, _decoder.decode(raw)
+        except msgspec.ValidationError as e:
+            yield line, RecordRejection(file=str(path), line=line, reason=str(e))
+        except msgspec.DecodeError as e:
+            yield line, RecordRejection(file=str(path), line=line, reason=f"not JSON: {e}")
+
+
+class Intake:
+    """Decides record after record against the ledger's state, folding in each decision as it
+    goes, so a record sees the records before it in the same ingest. Each record's events are
+    kept together: they are appended in the same batch."""
+
+    def __init__(self, position: int, state: Methodology, evidence: EvidenceIntake) -> None:
+        self.position = position
+        self.state = state
+        self.evidence = evidence
+        self.projection = MethodologyProjection()
+        self.decided: list[list[DomainEvent]] = []
+
+    def decide(self, record: Record, folder: Path) -> None:
+        """Fold in what the rules decide for `record` (possibly nothing)."""
+        events: Sequence[DomainEvent]
+        match record:
+            case EditionRecord():
+                edition = self.state.editions.get(record.version)
+                recorded = (
+                    None
+                    if edition is None
+                    else EditionDrafted(
+                        version=edition.version, drafted=edition.drafted, summary=edition.summary
+                    )
+                )
+                events = draft_edition(record, recorded)
+            case RunRecord():
+                events = run_events(record, folder, self.state, self.evidence)
+            case ReviewRecord():
+                under_review = record.project in self.state.projects_under_review()
+                events = clear_review(record, under_review)
+        for event in events:
+            self.position += 1
+            self.projection.apply(self.state, _pending(self.position, event))
+        if events:
+            self.decided.append(list(events))
+
+
+def _pending(position: int, event: DomainEvent) -> RecordedEvent:
+    """A decided event as it will be recorded: `recorded_at` and `hash` are not known yet and
+    no rule reads them."""
+    return RecordedEvent(
+        position=position,
+        stream=event.stream,
+        version=0,
+        recorded_at=_NOT_YET,
+        hash=b"",
+        event=event,
+    )
+
+
+def batches(units: list[list[NewEvent]], size: int = BATCH) -> Iterator[list[NewEvent]]:
+    """Units (a record's events) packed in order into batches of about `size` events, a unit
+    never split, so an interrupted ingest leaves no run without its evidence's events."""
+    batch: list[NewEvent] = []
+    for unit in units:
+        if batch and len(batch) + len(unit) > size:
+            yield batch
+            batch = []
+        batch += unit
+    if batch:
+        yield batch
+
+
+def no_banners(_: str) -> list[str]:
+    return []
+
+
+def ingest(
+    ledger: Ledger, paths: Sequence[Path], store: EvidenceStore, banners: Banners = no_banners
+) -> IngestReport:
+    """Validate every record of every file, then append the events in batches of about 1,000
+    (each atomic, a record's events never split); one rejected record appends nothing."""
+    position = ledger.size()
+    state = ReadModel(ledger, MethodologyProjection()).as_of(position)
+    intake = Intake(position, state, EvidenceIntake(store, banners))
+    rejections: list[RecordRejection] = []
+    count = 0
+    for path in paths:
+        for line, record in read_records(path):
+            count += 1
+            if isinstance(record, RecordRejection):
+                rejections.append(record)
+                continue
+            try:
+                intake.decide(record, path.parent)
+            except Rejected as e:
+                rejections.append(RecordRejection(file=str(path), line=line, reason=str(e)))
+    if rejections:
+        raise IngestRejected(rejections)
+    placed = iter(ledger.next_versions(e for unit in intake.decided for e in unit))
+    units = [[next(placed) for _ in unit] for unit in intake.decided]
+    appended = sum(map(len, units))
+    if units:
+        ledger.append_batches(batches(units))
+    return IngestReport(
+        records=count,
+        appended=appended,
+        unchanged=count - len(units),
+        ledger_size=ledger.size(),
+    )

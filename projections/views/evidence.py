@@ -1,0 +1,70 @@
+"""A run's evidence as served (methodology section 17): fingerprints, transforms, and the
+run-wide withholding rule every reader of a file obeys."""
+
+from __future__ import annotations
+
+import msgspec
+
+from domain.errors import NotFound
+from projections.methodology import Methodology
+
+MEDIA_TYPES = {"cast": "application/x-asciicast", "log": "text/plain; charset=utf-8"}
+"""The files a run serves, and how."""
+
+
+class EvidenceView(msgspec.Struct, frozen=True, kw_only=True):
+    """One of a run's files as served (section 17): fingerprints and the transforms applied."""
+
+    raw_sha256: str
+    served_sha256: str | None
+    transforms: list[str]
+    counts: dict[str, int]
+    key_material_masked: bool
+    withheld: str | None
+
+
+class ServedCopy(msgspec.Struct, frozen=True, kw_only=True):
+    """What a reader of one file gets: the served bytes' address, or why the run is withheld."""
+
+    kind: str
+    media_type: str
+    raw_sha256: str
+    served_sha256: str | None
+    transforms: list[str]
+    withheld: str | None
+    """Section 17: while any file of the run is withheld, every file of it is."""
+
+
+def evidence_views(state: Methodology, run_id: str) -> dict[str, EvidenceView]:
+    return {
+        kind: EvidenceView(
+            raw_sha256=copy.raw_sha256,
+            served_sha256=copy.served_sha256,
+            transforms=copy.transforms,
+            counts=copy.counts,
+            key_material_masked=copy.counts.get("private_key_body", 0) > 0,
+            withheld=copy.withheld,
+        )
+        for kind, copy in state.evidence.get(run_id, {}).items()
+    }
+
+
+def served_copy(state: Methodology, as_of: int, run_id: str, kind: str) -> ServedCopy:
+    """Section 17: the served copy of a run's log or recording (never the raw file); a run with
+    any file withheld serves none, and says why."""
+    state.find_run(run_id, as_of)
+    copies = state.evidence.get(run_id, {})
+    copy = copies.get(kind)
+    if kind not in MEDIA_TYPES or copy is None:
+        raise NotFound(f"run {run_id!r} has no {kind!r} evidence")
+    withheld = [f"{k} withheld: {c.withheld}" for k, c in sorted(copies.items()) if c.withheld]
+    if copy.served_sha256 is None and not withheld:
+        withheld = [f"{kind} withheld"]
+    return ServedCopy(
+        kind=kind,
+        media_type=MEDIA_TYPES[kind],
+        raw_sha256=copy.raw_sha256,
+        served_sha256=copy.served_sha256,
+        transforms=copy.transforms,
+        withheld="; ".join(withheld) or None,
+    )

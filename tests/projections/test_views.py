@@ -1,0 +1,127 @@
+"""The pure views, folded straight from domain events (no database): the run-wide withholding
+rule, a run's set defined once, and "not found" as our own error."""
+
+from __future__ import annotations
+
+from datetime import UTC, date, datetime
+
+import pytest
+
+from domain.errors import NotFound
+from domain.events import (
+    Agent,
+    DomainEvent,
+    EditionDrafted,
+    Evidence,
+    EvidenceTransformed,
+    Fingerprint,
+    Project,
+    RecordingWithheld,
+    Report,
+    RunRecorded,
+)
+from ledger.ledger import RecordedEvent
+from projections.base import fold
+from projections.methodology import Methodology, MethodologyProjection
+from projections.views.evidence import served_copy
+from projections.views.project import project_view
+from projections.views.trace import trace_basis
+
+T0 = datetime(2026, 9, 10, 10, tzinfo=UTC)
+FILE = Fingerprint(sha256="a" * 64, bytes=10)
+
+
+def recorded_run(
+    run_id: str, agent: str, found: int, fixed: int, cycle: str = "2026-09"
+) -> RunRecorded:
+    return RunRecorded(
+        run_id=run_id,
+        cycle=cycle,
+        edition="1.3",
+        project=Project(id="p", source_type="repository", pool="public"),
+        agent=Agent(id=agent, model="m", model_version="1", harness="h", harness_version="1"),
+        attempt="standard",
+        started_at=T0,
+        finished_at=T0,
+        status="finished",
+        invalid_reason=None,
+        report=Report(
+            installed=True,
+            started=True,
+            errors_found=found,
+            errors_fixed=fixed,
+            test_depth="tier1_real",
+        ),
+        evidence=Evidence(log=FILE, cast=FILE),
+    )
+
+
+def transformed(run_id: str, kind: str) -> EvidenceTransformed:
+    return EvidenceTransformed(
+        run_id=run_id,
+        kind=kind,
+        transform="security-redaction",
+        version=1,
+        input_sha256="a" * 64,
+        output_sha256="b" * 64,
+        counts={},
+    )
+
+
+def state_of(*events: DomainEvent) -> Methodology:
+    every = [EditionDrafted(version="1.3", drafted=date(2026, 9, 5), summary=""), *events]
+    recorded = (
+        RecordedEvent(position=p, stream=e.stream, version=1, recorded_at=T0, hash=b"", event=e)
+        for p, e in enumerate(every, 1)
+    )
+    return fold(MethodologyProjection(), recorded)
+
+
+def test_a_served_copy_names_its_fingerprints_and_transforms() -> None:
+    state = state_of(
+        recorded_run("r1", "a", 0, 0), transformed("r1", "log"), transformed("r1", "cast")
+    )
+    copy = served_copy(state, 4, "r1", "log")
+    assert (copy.withheld, copy.served_sha256, copy.media_type) == (
+        None,
+        "b" * 64,
+        "text/plain; charset=utf-8",
+    )
+    assert copy.transforms == ["security-redaction@1"]
+
+
+def test_one_withheld_file_withholds_every_file_of_the_run() -> None:
+    state = state_of(
+        recorded_run("r1", "a", 0, 0),
+        transformed("r1", "log"),
+        RecordingWithheld(run_id="r1", kind="cast", input_sha256="a" * 64, reason="unparseable"),
+    )
+    assert served_copy(state, 4, "r1", "log").withheld == "cast withheld: unparseable"
+    assert served_copy(state, 4, "r1", "cast").withheld == "cast withheld: unparseable"
+
+
+def test_what_is_not_there_is_not_found() -> None:
+    state = state_of(recorded_run("r1", "a", 0, 0), transformed("r1", "log"))
+    for missing in (("r2", "log"), ("r1", "cast"), ("r1", "raw")):
+        with pytest.raises(NotFound):
+            served_copy(state, 3, *missing)
+    with pytest.raises(NotFound):
+        project_view(state, 3, "nothing")
+
+
+def test_a_runs_set_is_the_same_in_its_trace_and_on_its_project_page() -> None:
+    state = state_of(
+        recorded_run("r1", "a", 2, 2),
+        recorded_run("r2", "a", 2, 1),
+        recorded_run("r3", "a", 2, 0),
+        recorded_run("r4", "b", 2, 2),  # another agent: another set
+        recorded_run("r5", "a", 2, 2, cycle="2026-10"),  # another cycle: another set
+    )
+    basis = trace_basis(state, 6, "r2")
+    (page_set,) = [
+        s for s in project_view(state, 6, "p").sets if (s.agent, s.cycle) == ("a", "2026-09")
+    ]
+    assert basis.set == page_set
+    assert basis.set is not None
+    assert basis.set.scores == [100.0, 90.0, 80.0]
+    assert basis.positions == [1, 2, 3, 4]  # the edition and the set's three runs

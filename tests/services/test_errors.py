@@ -1,0 +1,71 @@
+"""One root error: entry points map only our own errors, the same input gets the same answer
+on the CLI and over HTTP, and a stray builtin error is a logged 500, never a quiet 404."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from litestar.testing import TestClient
+
+from api.http import create_app
+from api.services.queries import MethodologyQueries
+from api.wiring import Argusic
+from tests.conftest import append_editions, argusic
+from tests.services.fakes import bootstrap
+
+SAME_INPUT = [
+    (("ledger", "proof", "inclusion", "0"), ("/ledger/proof/inclusion", {"position": 0})),
+    (("ledger", "proof", "inclusion", "99"), ("/ledger/proof/inclusion", {"position": 99})),
+    (
+        ("ledger", "proof", "consistency", "0", "5"),
+        ("/ledger/proof/consistency", {"first": 0, "second": 5}),
+    ),
+    (
+        ("ledger", "proof", "consistency", "6", "5"),
+        ("/ledger/proof/consistency", {"first": 6, "second": 5}),
+    ),
+    (("ledger", "checkpoint", "--size", "99"), ("/ledger/checkpoint", {"size": 99})),
+    (("run", "nobody"), ("/runs/nobody", {})),
+    (("editions", "--as-of", "99"), ("/methodology/editions", {"as_of": 99})),
+]
+
+
+@pytest.fixture
+def app(tmp_path: Path) -> Iterator[Argusic]:
+    argusic = bootstrap(tmp_path)
+    append_editions(argusic.ledger, 0, 7)
+    yield argusic
+    argusic.close()
+
+
+def test_the_same_bad_input_gets_the_same_answer_everywhere(app: Argusic) -> None:
+    env = {
+        "PATH": "/usr/bin:/bin",
+        "ARGUSIC_DATABASE_URL": app.settings.database_url,
+        "ARGUSIC_HOME": str(app.settings.home),
+        "ARGUSIC_LOG_FORMAT": "json",
+    }
+    with TestClient(app=create_app(app)) as client:
+        for command, (path, params) in SAME_INPUT:
+            done = argusic(env, *command, "--json")
+            answer = client.get(path, params=params)
+            assert (done.returncode, answer.status_code) == (1, 404), (command, done.stderr)
+            assert json.loads(done.stdout)["error"] == answer.json()["detail"], command
+
+
+def test_a_stray_builtin_error_is_a_logged_500(
+    app: Argusic, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    def broken(self: MethodologyQueries, run_id: str, as_of: int | None = None) -> None:
+        raise KeyError(run_id)
+
+    monkeypatch.setattr(MethodologyQueries, "run", broken)
+    with TestClient(app=create_app(app)) as client:
+        answer = client.get("/runs/r1")
+    assert answer.status_code == 500
+    assert answer.json() == {"status_code": 500, "detail": "internal error"}
+    logged = capsys.readouterr()
+    assert "KeyError('r1')" in logged.out + logged.err
