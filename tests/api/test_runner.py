@@ -342,3 +342,44 @@ def test_cancel_and_emergency_stop_delete_keys_and_record_it(
     if how == "stop-all":
         stops = [r.event for r in rig.ledger.stream("runner-sweeps")]
         assert [type(e).__name__ for e in stops] == ["EmergencyStopped"]
+
+
+def test_runs_and_keys_sweep_print_the_contract_s_documents(
+    rig: Rig, cli_env: dict[str, str]
+) -> None:
+    import json
+
+    from tests.conftest import argusic
+
+    rig.schedule("installs-and-runs", "r-cli")
+    rig.schedule("fails-to-install", "r-later")
+    env = {**cli_env, **rig.env}
+    scheduled = json.loads(argusic(env, "runs", "--state", "scheduled", "--json").stdout)
+    assert [r["run_id"] for r in scheduled["runs"]] == ["r-cli", "r-later"]
+    worked = argusic(env, "worker", "--once", "--worker-id", "w-cli", "--json")
+    assert worked.returncode == 0, worked.stderr
+    document = json.loads(argusic(env, "runs", "--state", "finished", "--json").stdout)
+    rows = {r["run_id"]: r for r in document["runs"]}
+    assert set(rows["r-cli"]) >= {
+        "run_id",
+        "state",
+        "agent",
+        "project",
+        "attempt",
+        "budget_minutes",
+        "outcome",
+        "score",
+        "ended",
+    }
+    assert rows["r-cli"]["state"] == "finished"
+    assert rows["r-cli"]["ended"] == "exited"
+    assert rows["r-cli"]["outcome"] == "pass_full"
+    assert rows["r-cli"]["score"] == 100
+    assert rows["r-cli"]["budget_minutes"] == 1
+    assert rows["r-later"]["outcome"] == "fail"
+    swept = argusic(env, "keys", "sweep", "--json")
+    assert swept.returncode == 0, swept.stderr
+    assert {k: v for k, v in json.loads(swept.stdout).items() if k != "runs_closed"} == {
+        "keys_deleted": 0,
+        "sandboxes_removed": 0,
+    }
