@@ -7,7 +7,7 @@ STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
 
 export ARGUSIC_TEST_PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
 
-.PHONY: install run test bench lint postgres clean
+.PHONY: install run test bench lint postgres docker methodology-checks clean
 
 install: $(STAMP)
 
@@ -26,16 +26,25 @@ run: install
 postgres:
 	scripts/ensure-postgres.sh
 
-# ARGUSIC_REQUIRE_SERVICES turns a missing PostgreSQL into a failure instead of a skip.
-test: install postgres
+docker:
+	scripts/ensure-docker.sh
+
+# Methodology section 7: the budget table and the key's spending limit must match the config.
+methodology-checks: install
+	scripts/check-ttl-methodology.sh
+	scripts/check-cost-methodology.sh
+
+# ARGUSIC_REQUIRE_SERVICES turns a missing PostgreSQL or Docker into a failure instead of a skip.
+test: install postgres docker methodology-checks
 	ARGUSIC_REQUIRE_SERVICES=1 $(BIN)/python -m pytest
 
-bench: install postgres
+bench: install postgres docker
 	$(BIN)/python scripts/bench_ledger.py
 	$(BIN)/python scripts/bench_methodology.py
 	$(BIN)/python scripts/bench_siiq.py
 	$(BIN)/python scripts/bench_evidence.py
 	$(BIN)/python scripts/bench_sources.py
+	$(BIN)/python scripts/bench_runner.py
 
 lint: install
 	$(BIN)/ruff check .

@@ -5,10 +5,12 @@ built."""
 from __future__ import annotations
 
 import os
+import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, unquote, urlsplit
 
 from eventsourcing.sqlite import SQLiteDatastore
@@ -16,14 +18,20 @@ from eventsourcing.sqlite import SQLiteDatastore
 from adapters.artifacts import FileArtifactStore
 from adapters.banners import banner_patterns
 from adapters.clock import utc_now
+from adapters.orchestrator_config import config_path, load_config
+from adapters.recording import SessionRecorder
 from adapters.sources.config import SourcesConfig, load_sources_config
 from adapters.sources.github import CommitResolver
 from adapters.sources.http import HttpFetcher
 from adapters.sources.reader import SourceReader
 from api.services.ports import Banners, EvidenceStore, SourceReading
 from api.services.queries import LedgerQueries, MethodologyQueries, SiiqQueries
+from api.services.record_run import RunRecording
+from api.services.run_log import RunLog
+from api.services.runner_ports import Runner
 from api.services.sources import SourcesQueries
 from domain.errors import SetupError
+from domain.runner.config import OrchestratorConfig
 from ledger.ledger import Ledger
 from ledger.note import Signer
 from ledger.postgres import PostgresLedgerDatastore, PostgresLedgerRecorder
@@ -31,6 +39,11 @@ from ledger.sealing import Sealer, utc_text
 from ledger.signing_key import SigningKeyMissing, create_signer, load_signer
 from ledger.sqlite import SQLiteLedgerRecorder
 from ledger.store import LedgerRecorder
+
+if TYPE_CHECKING:  # the runner's adapters load only for the runner's commands (start-up time)
+    from adapters.keys_stand_in import KeyStandIn
+    from adapters.openrouter_keys import OpenRouterKeys
+    from adapters.sandbox_images import BuiltImage
 
 LOG_ORIGIN = "argusic.local/ledger"
 """The checkpoint origin and the name of the ledger's signing key."""
@@ -168,3 +181,84 @@ class Argusic:
 
     def close(self) -> None:
         self.ledger.close()
+
+
+# --- the runner (issue 12): sandboxes, keys, sources, recordings -----------------------------
+
+
+def ledger_tag(settings: Settings) -> str:
+    """Which ledger owns a sandbox or a key: its signing key's id (labels, key names)."""
+    signer = load_signer(settings.key_path)
+    if signer is None:
+        raise ConfigurationError(f"no ledger key at {settings.key_path}: run `argusic init`")
+    return signer.verifier.key_id.hex()
+
+
+def key_provider(env: Mapping[str, str], timeout: float) -> OpenRouterKeys:
+    """The key-management API: ARGUSIC_KEYS_URL (default the router's) with the management
+    token ARGUSIC_KEYS_TOKEN (required; never logged)."""
+    from adapters.openrouter_keys import DEFAULT_URL, OpenRouterKeys, Secret  # noqa: PLC0415
+
+    token = env.get("ARGUSIC_KEYS_TOKEN")
+    if not token:
+        raise ConfigurationError("ARGUSIC_KEYS_TOKEN is not set: the runner needs the key API")
+    return OpenRouterKeys(env.get("ARGUSIC_KEYS_URL") or DEFAULT_URL, Secret(token), timeout)
+
+
+def orchestrator_config(env: Mapping[str, str] = os.environ) -> OrchestratorConfig:
+    """The configuration in force (`ARGUSIC_ORCHESTRATOR_CONFIG`, default
+    `config/orchestrator.toml`)."""
+    return load_config(config_path(env))
+
+
+def build_runner(settings: Settings, ledger: Ledger, env: Mapping[str, str] = os.environ) -> Runner:
+    """The runner's use cases' ports, from the configuration in force."""
+    from adapters.docker_sandbox import DockerSandboxes  # noqa: PLC0415
+    from adapters.sandbox_images import INSTRUCTIONS  # noqa: PLC0415
+    from adapters.source_fetch import GitSource  # noqa: PLC0415
+
+    config = orchestrator_config(env)
+    sandbox = config.sandbox
+    keys = key_provider(env, sandbox.keys_timeout_seconds)
+    store = FileArtifactStore(settings.home / "artifacts")
+    return Runner(
+        log=RunLog(ledger),
+        sandboxes=DockerSandboxes(env.get("DOCKER_HOST"), sandbox.docker_timeout_seconds),
+        keys=keys,
+        source=GitSource(timeout=max(60.0, sandbox.docker_timeout_seconds)),
+        store=store,
+        record_run=RunRecording(ledger, store, banner_patterns),
+        config=config,
+        ledger_tag=ledger_tag(settings),
+        model_base_url=env.get("ARGUSIC_MODEL_BASE_URL") or keys.base_url,
+        instructions=INSTRUCTIONS.read_bytes(),
+        evidence_root=settings.home / "runs",
+        open_recorder=lambda cast, log, title, timestamp: SessionRecorder(
+            cast, log, title=title, timestamp=timestamp
+        ),
+        clock=utc_now,
+        nonce=lambda: secrets.token_hex(4),
+        shared_keys={k: v for k, v in env.items() if k.endswith("_API_KEY")},
+    )
+
+
+def build_images_now(env: Mapping[str, str] = os.environ) -> list[BuiltImage]:
+    """`argusic sandbox image`: build the local sandbox images on the engine in force."""
+    from adapters.docker_sandbox import DockerSandboxes  # noqa: PLC0415
+    from adapters.sandbox_images import build_images  # noqa: PLC0415
+
+    sandboxes = DockerSandboxes(env.get("DOCKER_HOST"), timeout=300)
+    try:
+        return build_images(sandboxes)
+    finally:
+        sandboxes.close()
+
+
+def keys_stand_in(env: Mapping[str, str], port: int) -> KeyStandIn:
+    """`argusic keys stand-in`: the local key API, answering ARGUSIC_KEYS_TOKEN."""
+    from adapters.keys_stand_in import KeyStandIn  # noqa: PLC0415
+
+    token = env.get("ARGUSIC_KEYS_TOKEN")
+    if not token:
+        raise ConfigurationError("ARGUSIC_KEYS_TOKEN is not set: the stand-in needs a token")
+    return KeyStandIn(token, port)

@@ -7,7 +7,17 @@ import sys
 import click
 from eventsourcing.persistence import PersistenceError
 
-from api.cli import core, hardware, ledger_commands, logs, methodology, operators, siiq, sources
+from api.cli import (
+    core,
+    hardware,
+    ledger_commands,
+    logs,
+    methodology,
+    operators,
+    runner,
+    siiq,
+    sources,
+)
 from api.cli.output import Session, emit_error
 from api.services.ingest import IngestRejected
 from api.wiring import Settings
@@ -68,6 +78,8 @@ for command in (
     ledger_commands.ledger,
     siiq.siiq,
     hardware.hardware_group,
+    *runner.commands,
+    *runner.groups,
 ):
     cli.add_command(command)
 

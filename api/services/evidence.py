@@ -57,6 +57,11 @@ class _Arrival:
         return Fingerprint(sha256=self.digest.hexdigest(), bytes=self.size)
 
 
+def arrival_fingerprint(store: EvidenceStore, path: Path) -> Fingerprint:
+    """A file's SHA-256 and size as it arrives, nothing stored."""
+    return _Arrival(store.source(path)).fingerprint()
+
+
 def _tapped(chunks: Iterable[bytes], write: Callable[[bytes], None]) -> Iterator[bytes]:
     for chunk in chunks:
         write(chunk)
@@ -77,7 +82,7 @@ class EvidenceIntake:
         found = {}
         for kind, path in files.items():
             if path not in self.arrived:
-                self.arrived[path] = _Arrival(self.store.source(path)).fingerprint()
+                self.arrived[path] = arrival_fingerprint(self.store, path)
             found[kind] = self.arrived[path]
         return found
 

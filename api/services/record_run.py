@@ -17,7 +17,7 @@ from domain.events import DomainEvent, Evidence
 from domain.evidence.quoting import quoted_text_events
 from domain.runs import RunRecord, admit_run, resolve_agent
 from domain.state.methodology import Methodology
-from ledger.ledger import Ledger, RecordedEvent
+from ledger.ledger import Ledger, NewEvent, RecordedEvent
 from projections.methodology import MethodologyProjection
 
 
@@ -104,3 +104,19 @@ def record_run(
         return []
     checkpoint = ledger.append(ledger.next_versions(events))
     return list(ledger.events(checkpoint.size - len(events), checkpoint.size))
+
+
+class RunRecording:
+    """`record_run` for the runner: what one finished run records (its run, its evidence's
+    section 17 events, derived with the run's own key, never stored), decided but not appended,
+    so the runner appends it with the run's closing in one batch."""
+
+    def __init__(self, ledger: Ledger, store: EvidenceStore, banners: Banners) -> None:
+        self.ledger, self.store, self.banners = ledger, store, banners
+
+    def __call__(self, record: RunRecord, budget_minutes: float) -> list[NewEvent]:
+        """The record's evidence paths are absolute (the run's folder under ARGUSIC_HOME)."""
+        state = ProjectionReader(self.ledger, MethodologyProjection()).latest()
+        intake = EvidenceIntake(self.store, self.banners)
+        events = run_events(record, Path("/"), state, intake, budget_minutes)
+        return self.ledger.next_versions(events)

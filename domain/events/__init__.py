@@ -38,6 +38,30 @@ from domain.events.operators import (
     PublicationApproved,
     RevisionApproved,
 )
+from domain.events.runner import (
+    AgentExited,
+    AgentStarted,
+    AgentTimedOut,
+    EmergencyStopped,
+    Ended,
+    EvidenceStored,
+    KeyMode,
+    ModelKeyCreated,
+    ModelKeyCreationFailed,
+    ModelKeyDeleted,
+    ModelKeyRequested,
+    RunAborted,
+    RunCancelled,
+    RunClaimed,
+    RunClosed,
+    RunScheduled,
+    SandboxCreated,
+    SandboxLimits,
+    SandboxRemoved,
+    SourceFetched,
+    SweepCompleted,
+    Tier,
+)
 from domain.events.siiq import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
 from domain.events.sources import (
     AliasApproved,
@@ -72,13 +96,34 @@ DomainEvent = (
     | DisputeResolved
     | HoldReleased
     | RevisionApproved
+    | RunScheduled
+    | RunClaimed
+    | ModelKeyRequested
+    | ModelKeyCreated
+    | ModelKeyCreationFailed
+    | SourceFetched
+    | SandboxCreated
+    | AgentStarted
+    | AgentExited
+    | AgentTimedOut
+    | RunCancelled
+    | RunAborted
+    | EvidenceStored
+    | ModelKeyDeleted
+    | SandboxRemoved
+    | RunClosed
+    | SweepCompleted
+    | EmergencyStopped
 )
 """The tagged union the ledger decodes; extend it with every new event type."""
 
 __all__ = [
     "Agent",
+    "AgentExited",
     "AgentRegistered",
     "AgentRuntime",
+    "AgentStarted",
+    "AgentTimedOut",
     "AliasApproved",
     "AttemptKind",
     "CalibrationAccepted",
@@ -90,12 +135,20 @@ __all__ = [
     "DisputeResolved",
     "DomainEvent",
     "EditionDrafted",
+    "EmergencyStopped",
+    "Ended",
     "Event",
     "Evidence",
+    "EvidenceStored",
     "EvidenceTransformed",
     "Fingerprint",
     "HoldReleased",
     "InputRecord",
+    "KeyMode",
+    "ModelKeyCreated",
+    "ModelKeyCreationFailed",
+    "ModelKeyDeleted",
+    "ModelKeyRequested",
     "OperatorActed",
     "OperatorRegistered",
     "OperatorRevoked",
@@ -108,16 +161,27 @@ __all__ = [
     "Report",
     "RerunRequested",
     "RevisionApproved",
+    "RunAborted",
+    "RunCancelled",
+    "RunClaimed",
+    "RunClosed",
     "RunRecorded",
+    "RunScheduled",
     "RunStatus",
     "RunVoided",
+    "SandboxCreated",
+    "SandboxLimits",
+    "SandboxRemoved",
     "SiiqInputsRecorded",
+    "SourceFetched",
     "SourceSnapshotRecorded",
     "SourceTableRecorded",
     "SourceType",
+    "SweepCompleted",
     "TableSummary",
     "TestDepth",
     "Text",
+    "Tier",
     "Value",
     "require_utc",
 ]

@@ -82,11 +82,12 @@ class Report(Value, frozen=True):
 
 
 class AgentRuntime(Value, frozen=True):
-    """How the runner starts an agent: its image, its command, and where its key goes."""
+    """What the runner starts for an agent: its image, its command, the variable its key is
+    put in (ARCHITECTURE.md, the `agent` record's `runtime`)."""
 
     image: Text
     command: list[str]
-    key_env: Text
+    key_env: Text = "OPENROUTER_API_KEY"
 
 
 class AgentRegistered(Event, frozen=True):

@@ -12,6 +12,9 @@ OPERATORS = "operators"
 PUBLICATION = "publication"
 """Every approval of a position for the public, in the order made."""
 
+SWEEPS = "runner-sweeps"
+"""What the sweeper and emergency stops removed, in the order done."""
+
 
 def edition(version: str) -> str:
     return f"edition:{version}"
@@ -19,6 +22,11 @@ def edition(version: str) -> str:
 
 def run(run_id: str) -> str:
     return f"run:{run_id}"
+
+
+def attempt(run_id: str) -> str:
+    """A scheduled run's lifecycle in the runner: claimed at its next version, so only once."""
+    return f"attempt:{run_id}"
 
 
 def review(project_id: str) -> str:

@@ -1,0 +1,221 @@
+"""Ending runs and leaving nothing behind (methodology section 7, "La clave del modelo"; the
+v1.5 fix): stop a run now (kill its sandbox and delete its key in parallel), abort it, cancel
+it, stop everything, recover what a dead orchestrator left, and close a run once its key and
+sandbox are gone: evidence stored, run recorded, an aborted run's rerun scheduled."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
+from datetime import timedelta
+from pathlib import Path
+
+import msgspec
+
+from api.services.evidence import arrival_fingerprint
+from api.services.run_log import RunBoard, RunMoved
+from api.services.runner_ports import Runner
+from domain.errors import ArgusicError, InvalidInput
+from domain.events import (
+    EmergencyStopped,
+    EvidenceStored,
+    Fingerprint,
+    ModelKeyDeleted,
+    RunAborted,
+    RunCancelled,
+    RunClosed,
+    SandboxRemoved,
+)
+from domain.runner.lifecycle import RunState, apply, leftovers
+from domain.runner.naming import rerun_delay, rerun_id
+from domain.runner.record import run_record
+from domain.runs import EvidencePaths
+from ledger.ledger import NewEvent
+
+IN_PROGRESS = ("claimed", "key_requested", "key_ready", "source_ready", "sandbox_ready", "running")
+ATTEMPTS = 5
+
+
+def _quietly(step: Callable[[], object]) -> None:
+    """A cleanup step that may fail now and be done later (by `finish` or the sweeper)."""
+    with contextlib.suppress(ArgusicError):
+        step()
+
+
+def stop_now(runner: Runner, state: RunState) -> None:
+    """Kill the sandbox and delete the key at once, in parallel: the key stops spending even
+    when the engine hangs, and every process of the sandbox dies with it."""
+    steps: list[Callable[[], object]] = []
+    if state.sandbox is not None and not state.sandbox_removed:
+        sandbox = state.sandbox
+        steps.append(lambda: runner.sandboxes.kill(sandbox))
+    if state.key_hash is not None and not state.key_deleted:
+        key_hash = state.key_hash
+        steps.append(lambda: runner.keys.delete(key_hash))
+    if steps:
+        with ThreadPoolExecutor(len(steps)) as pool:
+            list(pool.map(_quietly, steps))
+
+
+def abort(runner: Runner, state: RunState, reason: str) -> RunState:
+    """Section 11: Argusic's own tooling failed; the run is invalid, never counted, and rerun."""
+    for _ in range(ATTEMPTS):
+        if state.phase not in IN_PROGRESS:
+            break
+        try:
+            state = runner.log.append(
+                state, RunAborted(run_id=state.run_id, reason=reason[:500], ended_at=runner.clock())
+            )
+        except RunMoved:
+            state = runner.log.load(state.run_id)
+    stop_now(runner, state)
+    return state
+
+
+def cancel(runner: Runner, run_id: str, by: str, reason: str) -> RunState:
+    """Cancel a run (scheduled or in progress): its key is deleted and its sandbox removed,
+    and that is recorded (before 2026-10-08 a cancel did not delete the key)."""
+    state = runner.log.load(run_id)
+    for _ in range(ATTEMPTS):
+        if state.phase not in ("scheduled", *IN_PROGRESS):
+            raise InvalidInput(f"run {run_id} is {state.phase}: there is nothing to cancel")
+        try:
+            ending = RunCancelled(run_id=run_id, by=by, reason=reason, ended_at=runner.clock())
+            state = runner.log.append(state, ending)
+            break
+        except RunMoved:
+            state = runner.log.load(run_id)
+    stop_now(runner, state)
+    return finish(runner, state, None, None, by="cancel")
+
+
+def stop_all(runner: Runner, by: str) -> list[str]:
+    """Emergency stop: cancel every run in progress, deleting keys and removing sandboxes,
+    and record the stop."""
+    board = RunBoard(runner.log.ledger).refresh()
+    stopped = [s.run_id for s in board.runs.values() if s.phase in IN_PROGRESS]
+    for run_id in stopped:
+        with contextlib.suppress(InvalidInput):
+            cancel(runner, run_id, by, "emergency stop")
+    stop = EmergencyStopped(by=by, stopped_at=runner.clock(), runs=stopped)
+    runner.log.ledger.append([NewEvent(stop, len(runner.log.ledger.stream(stop.stream)) + 1)])
+    return stopped
+
+
+def recover(runner: Runner, worker: str) -> list[str]:
+    """An orchestrator restart: every run this worker had in flight is aborted (its recording
+    was cut), cleaned up and rerun; runs it left ending are closed."""
+    board = RunBoard(runner.log.ledger).refresh()
+    mine = [s for s in board.runs.values() if s.worker == worker and s.phase != "closed"]
+    for found in mine:
+        state = found
+        if state.phase in IN_PROGRESS:
+            state = abort(runner, state, "the orchestrator restarted while the run was in flight")
+        finish(runner, state, None, None)
+    return [s.run_id for s in mine]
+
+
+def finish(
+    runner: Runner,
+    state: RunState,
+    report: bytes | None,
+    model_key: str | None,
+    by: str = "runner",
+) -> RunState:
+    """Close an ended run: delete its key (with the usage the provider reports), remove its
+    sandbox with its volumes, store its evidence, record it, schedule its rerun if aborted.
+    What cannot be done now is left for the sweeper; every step is recorded."""
+    for _ in range(ATTEMPTS):
+        if state.phase != "ending":
+            return state
+        try:
+            return _close(runner, state, report, model_key, by)
+        except RunMoved:
+            state = runner.log.load(state.run_id)
+    return state
+
+
+def _close(
+    runner: Runner, state: RunState, report: bytes | None, model_key: str | None, by: str
+) -> RunState:
+    events: list[object] = []
+    if state.key_hash is not None and not state.key_deleted:
+        with contextlib.suppress(ArgusicError):
+            info = runner.keys.get(state.key_hash)
+            runner.keys.delete(state.key_hash)
+            usage = None if info is None else info.usage
+            events.append(
+                ModelKeyDeleted(
+                    run_id=state.run_id, key_hash=state.key_hash, usage_usd=usage, by=by
+                )
+            )
+    if state.sandbox is not None and not state.sandbox_removed:
+        with contextlib.suppress(ArgusicError):
+            runner.sandboxes.remove(state.sandbox)
+            events.append(SandboxRemoved(run_id=state.run_id, name=state.sandbox, by=by))
+    cast, log = runner.evidence_paths(state.run_id)
+    if state.started_at is not None and state.evidence is None and cast.exists() and log.exists():
+        events.append(
+            EvidenceStored(
+                run_id=state.run_id,
+                log=_stored(runner, log),
+                cast=_stored(runner, cast),
+                complete=state.ended != "aborted",
+            )
+        )
+    pending = state
+    for event in events:
+        pending = _applied(pending, event)
+    if leftovers(pending):
+        return runner.log.append(state, *events) if events else state  # type: ignore[arg-type]
+    closing, beside = _closing(
+        runner, pending, report=report, model_key=model_key, cast=cast, log=log
+    )
+    return runner.log.append(state, *events, closing, beside=beside)  # type: ignore[arg-type]
+
+
+def _stored(runner: Runner, path: Path) -> Fingerprint:
+    """A file of the session as it arrived: its fingerprint (the record_run intake stores it,
+    security-redacted, section 17)."""
+    return arrival_fingerprint(runner.store, path)
+
+
+def _applied(state: RunState, event: object) -> RunState:
+    return apply(state, event)  # type: ignore[arg-type]
+
+
+def _closing(
+    runner: Runner,
+    state: RunState,
+    *,
+    report: bytes | None,
+    model_key: str | None,
+    cast: Path,
+    log: Path,
+) -> tuple[RunClosed, list[NewEvent]]:
+    """The closing event, and beside it the run record (with its evidence's events) and, for
+    an aborted run, its rerun."""
+    assert state.ended is not None
+    beside: list[NewEvent] = []
+    rerun = None
+    if state.ended == "aborted":
+        rerun = rerun_id(state.run_id)
+        now = runner.clock()
+        wait = timedelta(seconds=rerun_delay(state.run_id, runner.rerun_delay_seconds))
+        again = msgspec.structs.replace(
+            state.scheduled,
+            run_id=rerun,
+            scheduled_at=now,
+            replaces=state.run_id,
+            not_before=now + wait,
+        )
+        beside.append(NewEvent(again, 1))
+    if state.evidence is not None:
+        record = run_record(state, report, EvidencePaths(log=str(log), cast=str(cast)), model_key)
+        if record is not None:
+            beside += runner.record_run(record, state.scheduled.budget_seconds / 60)
+    closed = RunClosed(
+        run_id=state.run_id, ended=state.ended, closed_at=runner.clock(), rerun=rerun
+    )
+    return closed, beside

@@ -1,0 +1,81 @@
+"""`argusic worker`: claim scheduled runs through the ledger's optimistic concurrency (the
+claim goes at the next version of the run's stream, so two workers on one database never run
+the same attempt) and carry up to N at once. Safe to kill at any moment: on start it aborts and
+reruns what it had in flight, and sweeps."""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+
+from api.services.run_attempt import execute
+from api.services.run_end import recover
+from api.services.run_log import RunBoard, RunMoved
+from api.services.runner_ports import Runner
+from api.services.sweep import sweep
+from domain.events import RunClaimed
+from domain.runner.budgets import run_deadline
+from domain.runner.lifecycle import RunState, claimable
+
+
+def claim(runner: Runner, state: RunState, worker: str) -> RunState | None:
+    """Take a scheduled run; None when another worker took it first."""
+    now = runner.clock()
+    run = state.scheduled
+    claimed = RunClaimed(
+        run_id=run.run_id,
+        worker=worker,
+        claim=state.claim + 1,
+        claimed_at=now,
+        deadline=run_deadline(now, run.budget_seconds, run.grace_seconds),
+    )
+    try:
+        return runner.log.append(state, claimed)
+    except RunMoved:
+        return None
+
+
+@dataclass
+class WorkerReport:
+    recovered: list[str] = field(default_factory=list)
+    executed: dict[str, str] = field(default_factory=dict)
+    """Run id -> how it ended (or its phase when it did not end, e.g. no key)."""
+
+
+def run_worker(
+    runner: Runner,
+    worker: str,
+    concurrency: int,
+    *,
+    once: bool = False,
+    stop: threading.Event | None = None,
+) -> WorkerReport:
+    """Recover, sweep, then claim and execute runs until stopped (with `once`: until nothing
+    claimable is left and every claimed run is done)."""
+    stop = stop or threading.Event()
+    report = WorkerReport(recovered=recover(runner, worker))
+    sweep(runner)
+    board = RunBoard(runner.log.ledger)
+    running: dict[str, Future[RunState]] = {}
+    with ThreadPoolExecutor(concurrency, thread_name_prefix="run") as pool:
+        while not stop.is_set():
+            for run_id, future in list(running.items()):
+                if future.done():
+                    state = future.result()
+                    report.executed[run_id] = state.ended or state.phase
+                    del running[run_id]
+            board.refresh()
+            now = runner.clock()
+            ready = sorted(
+                (s for s in board.runs.values() if claimable(s, now) and s.run_id not in running),
+                key=lambda s: (s.scheduled.scheduled_at, s.run_id),
+            )
+            for state in ready[: concurrency - len(running)]:
+                claimed = claim(runner, state, worker)
+                if claimed is not None:
+                    running[state.run_id] = pool.submit(execute, runner, claimed)
+            if once and not running and not ready:
+                break
+            stop.wait(runner.poll_seconds)
+    return report

@@ -1,0 +1,45 @@
+"""The orchestrator's configuration as the rules see it: budgets per tier, the key's spending
+limit, the sandbox's limits (methodology section 7)."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+import msgspec
+
+from domain.events.base import Value
+
+Minutes = Annotated[float, msgspec.Meta(gt=0)]
+Network = Literal["none", "bridge"]
+
+
+class Budgets(Value, frozen=True):
+    """Methodology section 7, point 3: one of exactly three budgets, in minutes."""
+
+    standard: Minutes
+    heavy: Minutes
+    gpu: Minutes
+
+
+class KeyPolicy(Value, frozen=True):
+    """Methodology section 7, "La clave del modelo": the per-run key's spending limit."""
+
+    limit_usd: Annotated[float, msgspec.Meta(gt=0)]
+
+
+class SandboxPolicy(Value, frozen=True):
+    network: Network = "none"
+    grace_seconds: Annotated[float, msgspec.Meta(ge=0)] = 300
+    concurrency: Annotated[int, msgspec.Meta(ge=1)] = 1
+    memory_mb: Annotated[int, msgspec.Meta(ge=16)] = 8192
+    cpus: Annotated[float, msgspec.Meta(gt=0)] = 2.0
+    pids: Annotated[int, msgspec.Meta(ge=16)] = 4096
+    capabilities: list[str] = msgspec.field(default_factory=list)
+    docker_timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] = 60
+    keys_timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] = 20
+
+
+class OrchestratorConfig(Value, frozen=True):
+    budgets: Budgets
+    keys: KeyPolicy
+    sandbox: SandboxPolicy = msgspec.field(default_factory=SandboxPolicy)

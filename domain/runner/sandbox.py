@@ -1,0 +1,86 @@
+"""What a run's sandbox is made of (methodology section 7, point 1): decided here, made by the
+Docker adapter."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from domain.events import RunScheduled, SandboxLimits, Value
+from domain.runner.config import SandboxPolicy
+from domain.runner.naming import (
+    LABEL_CLAIM,
+    LABEL_DEADLINE,
+    LABEL_LEDGER,
+    LABEL_RUN,
+    sandbox_name,
+)
+
+PINNED_ENVIRONMENT = {"TZ": "UTC", "LANG": "C.UTF-8"}
+"""Section 7 point 1 ("su entorno exacto se publica"): the same zone and locale every run."""
+
+
+class SandboxSpec(Value, frozen=True):
+    name: str
+    image: str
+    labels: dict[str, str]
+    limits: SandboxLimits
+    pid1_seconds: int
+    environment: dict[str, str]
+
+
+def sandbox_limits(policy: SandboxPolicy) -> SandboxLimits:
+    return SandboxLimits(
+        memory_bytes=policy.memory_mb << 20,
+        nano_cpus=round(policy.cpus * 1e9),
+        pids=policy.pids,
+        network=policy.network,
+        capabilities=sorted(policy.capabilities),
+    )
+
+
+def utc_label(moment: datetime) -> str:
+    return moment.isoformat().replace("+00:00", "Z")
+
+
+def sandbox_spec(
+    run: RunScheduled,
+    claim: int,
+    deadline: datetime,
+    *,
+    ledger: str,
+    nonce: str,
+    policy: SandboxPolicy,
+    pid1_seconds: int,
+) -> SandboxSpec:
+    """The single-use sandbox of one claim of a run: named uniquely, labelled with its owner
+    and deadline so a sweeper finds it with no worker alive."""
+    return SandboxSpec(
+        name=sandbox_name(run.run_id, claim, nonce),
+        image=run.runtime.image,
+        labels={
+            LABEL_RUN: run.run_id,
+            LABEL_DEADLINE: utc_label(deadline),
+            LABEL_LEDGER: ledger,
+            LABEL_CLAIM: str(claim),
+        },
+        limits=sandbox_limits(policy),
+        pid1_seconds=pid1_seconds,
+        environment=dict(PINNED_ENVIRONMENT),
+    )
+
+
+def agent_environment(
+    run: RunScheduled, model_base_url: str, key: str | None
+) -> tuple[dict[str, str], dict[str, str]]:
+    """ARCHITECTURE.md "Runner": what the agent's command gets, and the same without the key
+    (what is recorded)."""
+    shown = {
+        **PINNED_ENVIRONMENT,
+        "ARGUSIC_RUN_ID": run.run_id,
+        "ARGUSIC_BUDGET_SECONDS": f"{run.budget_seconds:g}",
+        "ARGUSIC_MODEL_BASE_URL": model_base_url,
+    }
+    given = dict(shown)
+    if key is not None:
+        given[run.runtime.key_env] = key
+    return given, shown

@@ -1,0 +1,10 @@
+#!/usr/bin/env bash
+# Methodology section 7: fail when the budget table of the methodology text and the
+# orchestrator's configuration in force (ARGUSIC_ORCHESTRATOR_CONFIG) disagree (ISSUE-072).
+set -euo pipefail
+if [ -n "${ARGUSIC_ORCHESTRATOR_CONFIG:-}" ]; then
+    ARGUSIC_ORCHESTRATOR_CONFIG=$(realpath -m "$ARGUSIC_ORCHESTRATOR_CONFIG"); export ARGUSIC_ORCHESTRATOR_CONFIG
+fi
+cd "$(dirname "$0")/.."
+PY=.venv/bin/python; [ -x "$PY" ] || PY=python3
+exec "$PY" -m scripts.check_methodology ttl

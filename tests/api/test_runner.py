@@ -1,0 +1,395 @@
+"""The runner end to end on the real Docker engine, with keys at the stand-in over real HTTP
+on 127.0.0.1 (issue 12's acceptance table; budgets shrunk to seconds)."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from adapters.artifacts import FileArtifactStore
+from adapters.keys_stand_in import KeyStandIn
+from adapters.sandbox_images import BASELINE_IMAGE
+from api.services.reader import ProjectionReader
+from api.services.sweep import sweep
+from api.wiring import Settings
+from domain.events import (
+    AgentStarted,
+    EvidenceTransformed,
+    ModelKeyCreated,
+    ModelKeyDeleted,
+    SandboxCreated,
+)
+from domain.runs import run_outcome, run_score
+from ledger.ledger import Ledger
+from projections.methodology import MethodologyProjection
+from tests.runner_fixtures import Rig, host_processes, images, stand_in
+
+__all__ = ["images", "stand_in"]
+
+pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+
+
+@pytest.fixture
+def rig(
+    images: dict[str, str], settings: Settings, ledger: Ledger, stand_in: KeyStandIn, tmp_path: Path
+) -> Iterator[Rig]:
+    made = Rig(settings, ledger, stand_in, tmp_path)
+    yield made
+    made.close()
+
+
+def model_call(stand_in: KeyStandIn, secret: str) -> int:
+    return httpx.post(
+        f"{stand_in.url}/chat/completions",
+        headers={"Authorization": f"Bearer {secret}"},
+        json={"model": "m", "messages": []},
+        timeout=5,
+    ).status_code
+
+
+def key_of(rig: Rig, run_id: str) -> tuple[str, str]:
+    created = next(e for e in rig.events(run_id) if isinstance(e, ModelKeyCreated))
+    return created.key_hash, rig.stand_in.secret_of(created.key_hash)
+
+
+def served(rig: Rig, run_id: str, kind: str) -> bytes:
+    """The served copy of a run's file: the last transform's output."""
+    store = FileArtifactStore(rig.settings.home / "artifacts")
+    transforms = [
+        r.event
+        for r in rig.ledger.stream(f"evidence:{run_id}:{kind}")
+        if isinstance(r.event, EvidenceTransformed)
+    ]
+    return store.path(transforms[-1].output_sha256).read_bytes()
+
+
+def test_the_baseline_agent_on_the_four_fixture_projects(rig: Rig, images: dict[str, str]) -> None:
+    """The baseline agent follows the standard instructions; each fixture gives its outcome
+    and score by the rubric, every key is deleted and every sandbox removed."""
+    rig.schedule("installs-and-runs", "r-installs")
+    rig.schedule("fails-to-install", "r-fails")
+    rig.schedule("outlasts-budget", "r-outlasts", budget=3)
+    rig.schedule("prints-key", "r-prints-key")
+    report = rig.work(concurrency=2)
+    assert report.executed == {
+        "r-installs": "exited",
+        "r-fails": "exited",
+        "r-outlasts": "timed_out",
+        "r-prints-key": "exited",
+    }
+    expected = {
+        "r-installs": ("pass_full", 100),
+        "r-fails": ("fail", 0),
+        "r-outlasts": ("timeout", 0),
+        "r-prints-key": ("pass_full", 100),
+    }
+    for run_id, (outcome, score) in expected.items():
+        recorded = rig.recorded(run_id)
+        assert recorded is not None, run_id
+        lines = run_score(recorded)
+        assert (run_outcome(recorded), lines and lines.total) == (outcome, score), run_id
+        assert rig.state(run_id).phase == "closed"
+        sandbox = next(e for e in rig.events(run_id) if isinstance(e, SandboxCreated))
+        assert sandbox.image_digest == images[BASELINE_IMAGE]  # environment drift: recorded
+        assert sandbox.environment["TZ"] == "UTC"
+        assert sandbox.environment["LANG"] == "C.UTF-8"
+        assert "OPENROUTER_API_KEY" not in sandbox.environment
+        deleted = [e for e in rig.events(run_id) if isinstance(e, ModelKeyDeleted)]
+        assert len(deleted) == 1
+    assert rig.recorded("r-fails").report.installed is False  # type: ignore[union-attr]
+    assert rig.live_keys() == []
+    assert rig.containers() == []
+
+
+def test_the_served_recording_shows_neither_the_key_nor_the_private_key(rig: Rig) -> None:
+    rig.schedule("prints-key", "r-key")
+    rig.work()
+    _, secret = key_of(rig, "r-key")
+    store = FileArtifactStore(rig.settings.home / "artifacts")
+    recorded = rig.recorded("r-key")
+    assert recorded is not None
+    assert recorded.evidence.cast is not None
+    # the agent did print its key, but the kept file was redacted before it was written
+    # (section 17): what arrived is not stored, and the kept layer keeps the generated key
+    assert not store.path(recorded.evidence.cast.sha256).exists()
+    kept = [p.read_bytes() for p in (rig.settings.home / "artifacts").rglob("*") if p.is_file()]
+    assert not any(secret.encode() in data for data in kept)
+    state = ProjectionReader(rig.ledger, MethodologyProjection()).latest()
+    kept_cast = store.path(state.evidence["r-key"]["cast"].stored_sha256 or "").read_bytes()
+    body = kept_cast.split(b"BEGIN OPENSSH PRIVATE KEY-----")[1].split(b"\\r\\n")[1]
+    assert len(body) > 40
+    for kind in ("cast", "log"):
+        shown = served(rig, "r-key", kind)
+        assert secret.encode() not in shown
+        assert secret[9:30].encode() not in shown
+        assert body not in shown
+    assert run_outcome(recorded) == "pass_full"
+
+
+def test_after_a_timeout_nothing_runs_and_the_key_is_dead(rig: Rig) -> None:
+    """moby#9098, Inspect 2779/1357, SWE-bench's `kill -TERM pid`: after the budget no process
+    is left (grandchildren and setsid daemons included) and the key answers 401."""
+    rig.schedule("outlasts-budget", "r-timeout", budget=3)
+    rig.work()
+    assert rig.state("r-timeout").ended == "timed_out"
+    assert host_processes("argusic-fixture-daemon") == []
+    assert host_processes("sleep 100000") == []
+    key_hash, secret = key_of(rig, "r-timeout")
+    assert key_hash not in {k.hash for k in rig.stand_in.live_keys()}
+    assert model_call(rig.stand_in, secret) == 401
+    deletes = [r for r in rig.stand_in.requests if r.method == "DELETE" and key_hash in r.path]
+    assert [r.status for r in deletes][:1] == [200]
+    started = next(e for e in rig.events("r-timeout") if isinstance(e, AgentStarted))
+    assert (started.timeout_at - started.started_at).total_seconds() == 3
+
+
+def test_our_own_timeouts_abort_never_time_out(
+    images: dict[str, str], settings: Settings, ledger: Ledger, stand_in: KeyStandIn, tmp_path: Path
+) -> None:
+    """coder/xum #1539, SWE-bench #157, Inspect #518: a stalled Docker socket fails closed
+    within its bound; our own timeout is `aborted`, never `timeout`; the key is deleted."""
+    from adapters.docker_sandbox import DockerSandboxes
+    from tests.adapters.test_docker_sandbox import StallingProxy
+
+    proxy = StallingProxy(tmp_path / "docker.sock", stall_on=b"/start")
+    rig = Rig(settings, ledger, stand_in, tmp_path)
+    rig.runner.sandboxes = DockerSandboxes(base_url=f"unix://{proxy.path}", timeout=2)
+    try:
+        rig.schedule("installs-and-runs", "r-stalled")
+        rig.work()
+        state = rig.state("r-stalled")
+        assert state.ended == "aborted"
+        assert "in time" in getattr(state.ending, "reason", "")
+        assert not any(type(e).__name__ == "AgentTimedOut" for e in rig.events("r-stalled"))
+        assert rig.live_keys() == []
+        rerun = rig.state("r-stalled~r2")  # aborted: never counted, run again
+        assert rerun.scheduled.replaces == "r-stalled"
+    finally:
+        proxy.close()
+        rig.close()
+
+
+def test_no_key_no_start_and_never_a_shared_key(rig: Rig) -> None:
+    """Section 7, "La clave del modelo": key creation failing (here: the key API stalls past
+    its bound) starts nothing; the run is tried again later; the key made late is swept."""
+    rig.runner.shared_keys = {"OPENROUTER_API_KEY": "sk-or-v1-" + "0" * 64}  # never used
+    rig.runner.key_retry_seconds = 1
+    rig.stand_in.switches.create_delay = 3  # over the client's 2 s
+    rig.schedule("installs-and-runs", "r-nokey")
+    first = rig.work()
+    assert first.executed == {"r-nokey": "scheduled"}
+    state = rig.state("r-nokey")
+    assert state.phase == "scheduled"
+    assert state.not_before is not None
+    kinds = [type(e).__name__ for e in rig.events("r-nokey")]
+    assert kinds == ["RunScheduled", "RunClaimed", "ModelKeyRequested", "ModelKeyCreationFailed"]
+    assert rig.containers() == []
+    rig.stand_in.switches.create_delay = 0
+    time.sleep(1.5)  # the late answer's key exists at the provider now
+    assert len(rig.live_keys()) == 1
+    assert len(sweep(rig.runner).keys_deleted) == 1
+    assert rig.live_keys() == []
+    second = rig.work()  # the retry delay is over: it runs, under its second claim
+    assert second.executed == {"r-nokey": "exited"}
+    assert rig.state("r-nokey").claim == 2
+    _, secret = key_of(rig, "r-nokey")
+    assert secret != rig.runner.shared_keys["OPENROUTER_API_KEY"]
+
+
+def wait_for(condition: object, seconds: float = 30) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():  # type: ignore[operator]
+            return
+        time.sleep(0.1)
+    raise AssertionError("timed out waiting")
+
+
+def started(rig: Rig, run_id: str) -> bool:
+    try:
+        return rig.state(run_id).phase == "running"
+    except LookupError:
+        return False
+
+
+def test_an_orchestrator_killed_mid_run_leaves_nothing_after_restart_and_sweep(
+    rig: Rig, cli_env: dict[str, str]
+) -> None:
+    """agent-baselines #25, trajectoryRL #203: after a SIGKILL, restart + sweep leave no
+    container, volume or key; the run is aborted and rescheduled; the cast is valid."""
+    import signal
+    import subprocess
+
+    from api.services.run_end import recover
+    from domain.evidence.asciicast import parse, split_lines
+    from tests.conftest import ARGUSIC
+
+    rig.schedule("outlasts-budget", "r-crash", budget=120)
+    volumes = len(rig.runner.sandboxes.api.volumes()["Volumes"] or [])
+    worker = subprocess.Popen(
+        [ARGUSIC, "worker", "--once", "--worker-id", "w-crash"],
+        env={**cli_env, **rig.env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        wait_for(lambda: started(rig, "r-crash"), 60)
+        cast, _ = rig.runner.evidence_paths("r-crash")
+        wait_for(lambda: b"compiling unit 2" in cast.read_bytes(), 30)
+    finally:
+        worker.send_signal(signal.SIGKILL)
+        worker.wait()
+    assert rig.containers()  # left running by the dead orchestrator
+    assert rig.live_keys()
+    header, _, blocks = parse(split_lines([cast.read_bytes()]))  # valid after the SIGKILL
+    assert header["version"] == 2
+    assert sum(len(b.lines) for b in blocks) >= 2
+    assert recover(rig.runner, "w-crash") == ["r-crash"]  # what `argusic worker` does first
+    sweep(rig.runner)
+    assert rig.containers() == []
+    assert rig.live_keys() == []
+    assert len(rig.runner.sandboxes.api.volumes()["Volumes"] or []) <= volumes
+    assert host_processes("argusic-fixture-daemon") == []
+    state = rig.state("r-crash")
+    assert state.phase == "closed"
+    assert state.ended == "aborted"
+    assert rig.state("r-crash~r2").scheduled.replaces == "r-crash"
+    recorded = rig.recorded("r-crash")
+    assert recorded is not None
+    assert recorded.status == "invalid"
+    assert run_outcome(recorded) is None  # never counted
+
+
+def test_names_are_unique_per_attempt(rig: Rig) -> None:
+    """SWE-bench's 409 ghost containers: a container left by an earlier attempt of the same run
+    (here: made by another ledger, still within its deadline) does not stop the next one."""
+    from domain.events import SandboxLimits
+    from domain.runner.sandbox import SandboxSpec
+
+    rig.schedule("installs-and-runs", "r-ghost")
+    ghost = SandboxSpec(
+        name="argusic-run-r-ghost-c1-ghost",
+        image=BASELINE_IMAGE,
+        labels={
+            "argusic.run": "r-ghost",
+            "argusic.ledger": "other",
+            "argusic.deadline": "2099-01-01T00:00:00Z",
+        },
+        limits=SandboxLimits(memory_bytes=64 << 20, nano_cpus=10**8, pids=16, network="none"),
+        pid1_seconds=120,
+        environment={},
+    )
+    rig.runner.sandboxes.create(ghost, b"\0" * 1024)
+    try:
+        assert rig.work().executed == {"r-ghost": "exited"}
+        made = next(e for e in rig.events("r-ghost") if isinstance(e, SandboxCreated))
+        assert made.name != ghost.name
+        assert made.name.startswith("argusic-run-r-ghost-c1-")
+        assert sweep(rig.runner).sandboxes_removed == []  # another ledger's, not yet overdue
+    finally:
+        rig.runner.sandboxes.remove(ghost.name)
+
+
+def test_a_sandbox_killed_from_outside_aborts_the_run_and_deletes_the_key(rig: Rig) -> None:
+    """Inspect #4709: a dead sandbox is noticed; the run is `aborted` and its key deleted."""
+    import threading
+
+    rig.schedule("outlasts-budget", "r-killed", budget=60)
+
+    def kill_when_running() -> None:
+        wait_for(lambda: started(rig, "r-killed"), 60)
+        time.sleep(1)
+        name = rig.state("r-killed").sandbox
+        rig.runner.sandboxes.api.kill(name)
+
+    killer = threading.Thread(target=kill_when_running)
+    killer.start()
+    assert rig.work().executed == {"r-killed": "aborted"}
+    killer.join()
+    state = rig.state("r-killed")
+    assert "stopped from outside" in getattr(state.ending, "reason", "")
+    _, secret = key_of(rig, "r-killed")
+    assert model_call(rig.stand_in, secret) == 401
+    assert rig.live_keys() == []
+    assert rig.containers() == []
+
+
+@pytest.mark.parametrize("how", ["cancel", "stop-all"])
+def test_cancel_and_emergency_stop_delete_keys_and_record_it(
+    rig: Rig, cli_env: dict[str, str], how: str
+) -> None:
+    """Methodology v1.5: before 2026-10-08 a cancel or an emergency stop did not delete the key.
+    Both are the real commands, run while a worker executes the run."""
+    import threading
+
+    from tests.conftest import argusic
+
+    rig.schedule("outlasts-budget", "r-stop", budget=60)
+    done: dict[str, object] = {}
+    worker = threading.Thread(target=lambda: done.update(rig.work().executed))
+    worker.start()
+    wait_for(lambda: started(rig, "r-stop"), 60)
+    key_hash, secret = key_of(rig, "r-stop")
+    command = ["cancel", "r-stop"] if how == "cancel" else ["stop-all"]
+    result = argusic({**cli_env, **rig.env}, *command, "--by", "ops", "--json")
+    assert result.returncode == 0, result.stderr
+    worker.join(60)
+    assert done == {"r-stop": "cancelled"}
+    events = rig.events("r-stop")
+    assert [type(e).__name__ for e in events].count("RunCancelled") == 1
+    deleted = [e for e in events if isinstance(e, ModelKeyDeleted)]
+    assert [d.key_hash for d in deleted] == [key_hash]
+    assert model_call(rig.stand_in, secret) == 401
+    assert rig.containers() == []
+    assert rig.state("r-stop").phase == "closed"
+    cancelled = rig.recorded("r-stop")  # recorded, and never counted
+    assert cancelled is not None
+    assert (cancelled.status, run_outcome(cancelled)) == ("cancelled", None)
+    if how == "stop-all":
+        stops = [r.event for r in rig.ledger.stream("runner-sweeps")]
+        assert [type(e).__name__ for e in stops] == ["EmergencyStopped"]
+
+
+def test_runs_and_keys_sweep_print_the_contract_s_documents(
+    rig: Rig, cli_env: dict[str, str]
+) -> None:
+    import json
+
+    from tests.conftest import argusic
+
+    rig.schedule("installs-and-runs", "r-cli")
+    rig.schedule("fails-to-install", "r-later")
+    env = {**cli_env, **rig.env}
+    scheduled = json.loads(argusic(env, "runs", "--state", "scheduled", "--json").stdout)
+    assert [r["run_id"] for r in scheduled["runs"]] == ["r-cli", "r-later"]
+    worked = argusic(env, "worker", "--once", "--worker-id", "w-cli", "--json")
+    assert worked.returncode == 0, worked.stderr
+    document = json.loads(argusic(env, "runs", "--state", "finished", "--json").stdout)
+    rows = {r["run_id"]: r for r in document["runs"]}
+    assert set(rows["r-cli"]) >= {
+        "run_id",
+        "state",
+        "agent",
+        "project",
+        "attempt",
+        "budget_minutes",
+        "outcome",
+        "score",
+        "ended",
+    }
+    assert rows["r-cli"]["state"] == "finished"
+    assert rows["r-cli"]["ended"] == "exited"
+    assert rows["r-cli"]["outcome"] == "pass_full"
+    assert rows["r-cli"]["score"] == 100
+    assert rows["r-cli"]["budget_minutes"] == 1
+    assert rows["r-later"]["outcome"] == "fail"
+    swept = argusic(env, "keys", "sweep", "--json")
+    assert swept.returncode == 0, swept.stderr
+    assert {k: v for k, v in json.loads(swept.stdout).items() if k != "runs_closed"} == {
+        "keys_deleted": 0,
+        "sandboxes_removed": 0,
+    }

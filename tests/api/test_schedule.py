@@ -1,0 +1,48 @@
+"""`argusic schedule --cycle C` through the real CLI, on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from tests.conftest import argusic
+from tests.records import EDITIONS
+
+
+def test_schedule_plans_a_cycles_runs_once(cli_env: dict[str, str], tmp_path: Path) -> None:
+    agents = [
+        {
+            "kind": "agent",
+            "id": name,
+            "label": f"Argusic {name}",
+            "model": "m",
+            "model_version": "1",
+            "harness": "h",
+            "harness_version": "1",
+            "key": "per_run",
+            "runtime": {"image": "argusic/baseline:1", "command": ["/agent/run"]},
+        }
+        for name in ("agent-a", "agent-b")
+    ]
+    cycle = {
+        "kind": "cycle",
+        "id": "2026-10",
+        "opens": "2026-10-01",
+        "agents": ["agent-a", "agent-b"],
+        "projects": [
+            {"id": "octo/app", "source_type": "repository", "pool": "public", "commit": "c1"}
+        ],
+    }
+    records = tmp_path / "records.jsonl"
+    records.write_text("".join(json.dumps(r) + "\n" for r in [*EDITIONS, *agents, cycle]))
+    assert argusic(cli_env, "init").returncode == 0
+    assert argusic(cli_env, "ingest", str(records)).returncode == 0
+    first = json.loads(argusic(cli_env, "schedule", "--cycle", "2026-10", "--json").stdout)
+    assert first["cycle"] == "2026-10"
+    assert len(first["scheduled"]) == 6  # three runs per roster agent and project
+    again = json.loads(argusic(cli_env, "schedule", "--cycle", "2026-10", "--json").stdout)
+    assert again == {"cycle": "2026-10", "scheduled": []}
+    runs = json.loads(argusic(cli_env, "runs", "--state", "scheduled", "--json").stdout)["runs"]
+    assert sorted(r["run_id"] for r in runs) == sorted(first["scheduled"])
+    missing = argusic(cli_env, "schedule", "--cycle", "2027-01", "--json")
+    assert missing.returncode == 1
