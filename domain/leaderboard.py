@@ -23,6 +23,7 @@ class ScoredRun(NamedTuple):
     project: str
     score: Fraction
     passed: bool
+    run_id: str = ""
 
 
 class Excluded(NamedTuple):
@@ -39,6 +40,8 @@ class Standing(NamedTuple):
     attempts: int
     projects_counted: int
     excluded: list[Excluded]
+    middles: dict[str, Fraction]
+    """The middle score of each project counted, by project (what the score is the middle of)."""
 
 
 def project_middles(
@@ -92,6 +95,7 @@ def leaderboard(runs: Sequence[ScoredRun], under_review: set[str]) -> list[Stand
                 attempts=len(agent_runs),
                 projects_counted=len(middles),
                 excluded=excluded,
+                middles=middles,
             )
         )
     return sorted(standings, key=lambda s: (s.score is None, -(s.score or 0), s.agent))

@@ -9,6 +9,7 @@ from domain.events import Pool, SourceType
 
 SOURCE_TYPES: tuple[SourceType, ...] = get_args(SourceType)
 Status = Literal["in_use", "declared_not_started"]
+VerifiedBehaviour = Literal["the product works", "the documented snippet produced output"]
 
 
 class SourceRow(NamedTuple):
@@ -31,3 +32,12 @@ def source_table(tested: Iterable[tuple[SourceType, Pool, str]]) -> list[SourceR
         )
         for source in SOURCE_TYPES
     ]
+
+
+def verified_behaviour(source: SourceType) -> VerifiedBehaviour:
+    """Methodology section 6a: a model card documents a snippet, not an application, so what a
+    pass of a Hugging Face model verifies is "the documented snippet produced output", never
+    "the product works"; the run page says which of the two, in those words."""
+    if source == "huggingface_model":
+        return "the documented snippet produced output"
+    return "the product works"

@@ -4,7 +4,7 @@ and the queries every view asks of them (a run judged, a run's set, projects und
 from __future__ import annotations
 
 from collections import defaultdict
-from datetime import date
+from datetime import date, datetime
 from typing import NamedTuple
 
 import msgspec
@@ -50,6 +50,15 @@ class EvidenceCopy(msgspec.Struct, kw_only=True):
     positions: list[int] = msgspec.field(default_factory=list)
 
 
+class Review(msgspec.Struct, frozen=True, kw_only=True):
+    """A review that cleared a project (section 15), where the ledger holds it."""
+
+    position: int
+    recorded_at: datetime
+    reviewer: str
+    note: str
+
+
 class Rerun(msgspec.Struct, frozen=True, kw_only=True):
     position: int
     reason: str
@@ -78,6 +87,8 @@ class Methodology(msgspec.Struct, kw_only=True):
     """Run id: the run, in ledger order (a run is recorded once, so arrival order holds)."""
     last_review: dict[str, int] = msgspec.field(default_factory=dict)
     """Project id: the position of its latest review clearance."""
+    reviews: dict[str, list[Review]] = msgspec.field(default_factory=dict)
+    """Project id: every review that cleared it, in ledger order."""
     evidence: dict[str, dict[str, EvidenceCopy]] = msgspec.field(default_factory=dict)
     """Run id: its files (and quoted text) by kind, as served."""
     reruns: dict[str, Rerun] = msgspec.field(default_factory=dict)
@@ -131,7 +142,7 @@ def set_key(run: RunRecorded) -> SetKey:
 
 
 class MethodologyProjection:
-    name = "methodology.v1"
+    name = "methodology.v2"
     model_type = Methodology
 
     def initial(self) -> Methodology:
@@ -145,8 +156,16 @@ class MethodologyProjection:
                 )
             case RunRecorded(run_id=run_id) as run:
                 model.runs[run_id] = Run(position=recorded.position, event=run)
-            case ProjectReviewCleared(project_id=project_id):
+            case ProjectReviewCleared(project_id=project_id, reviewer=reviewer, note=note):
                 model.last_review[project_id] = recorded.position
+                model.reviews.setdefault(project_id, []).append(
+                    Review(
+                        position=recorded.position,
+                        recorded_at=recorded.recorded_at,
+                        reviewer=reviewer,
+                        note=note,
+                    )
+                )
             case EvidenceTransformed() as step:
                 copy = _copy(model, step.run_id, step.kind, step.input_sha256)
                 copy.served_sha256 = step.output_sha256

@@ -7,8 +7,9 @@ from litestar import Litestar
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
-from api.http import evidence, hardware, ledger, methodology, siiq
+from api.http import evidence, hardware, home, ledger, methodology, siiq
 from api.http.errors import exception_handlers
+from api.web import FORMAT, Negotiated, static_files, template_config
 from api.wiring import Argusic
 
 
@@ -18,12 +19,17 @@ def create_app(argusic: Argusic) -> Litestar:
 
     return Litestar(
         route_handlers=[
+            home.router,
             ledger.router,
             methodology.router,
             evidence.router,
             siiq.router,
             hardware.router,
+            *static_files(),
         ],
+        response_class=Negotiated,
+        parameters=FORMAT,
+        template_config=template_config(argusic.store),
         dependencies={
             "ledger_queries": provided(argusic.ledger_queries),
             "methodology": provided(argusic.methodology),

@@ -7,6 +7,7 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery
 
 from api.services.queries import SiiqQueries
+from api.web import page
 from domain.siiq.index import IndexDocument, ModelPage
 
 
@@ -17,11 +18,19 @@ def index_json(
     return siiq.index(as_of)
 
 
-@get("/siiq/models/{slug:path}", sync_to_thread=True)
+@get("/siiq", sync_to_thread=True, opt=page("siiq_index.html"))
+def siiq_index(
+    siiq: NamedDependency[SiiqQueries], as_of: FromQuery[int | None] = None
+) -> IndexDocument:
+    """The index as a page: the same document as /data/index.json."""
+    return siiq.index(as_of)
+
+
+@get("/siiq/models/{slug:path}", sync_to_thread=True, opt=page("siiq_model.html"))
 def siiq_model(
     siiq: NamedDependency[SiiqQueries], slug: FromPath[str], as_of: FromQuery[int | None] = None
 ) -> ModelPage:
     return siiq.model(slug.lstrip("/"), as_of)
 
 
-router = Router("/", route_handlers=[index_json, siiq_model])
+router = Router("/", route_handlers=[index_json, siiq_index, siiq_model])

@@ -12,9 +12,11 @@ from domain.siiq.index import IndexDocument, ModelPage, model_page
 from ledger.ledger import ConsistencyProof, InclusionProof, Ledger
 from projections.methodology import Methodology, MethodologyProjection
 from projections.siiq import Siiq, SiiqProjection, index_document
+from projections.views.cycles import CyclesView, cycles_view
 from projections.views.editions import EditionsView, editions_view
 from projections.views.evidence import ServedCopy, served_copy
 from projections.views.leaderboard import LeaderboardView, leaderboard_view
+from projections.views.methodology import MethodologyView, methodology_view
 from projections.views.project import ProjectView, project_view
 from projections.views.run import RunView, run_view
 from projections.views.sources import SourcesView, sources_view
@@ -73,8 +75,14 @@ class MethodologyQueries:
     def run(self, run_id: str, as_of: int | None = None) -> RunView:
         return self.reader.answer(("run", run_id), partial(run_view, run_id=run_id), as_of)
 
+    def cycles(self, as_of: int | None = None) -> CyclesView:
+        return self.reader.answer(("cycles",), cycles_view, as_of)
+
     def editions(self, as_of: int | None = None) -> EditionsView:
         return self.reader.answer(("editions",), editions_view, as_of)
+
+    def methodology(self, as_of: int | None = None) -> MethodologyView:
+        return self.reader.answer(("methodology",), methodology_view, as_of)
 
     def sources(self, as_of: int | None = None) -> SourcesView:
         return self.reader.answer(("sources",), sources_view, as_of)

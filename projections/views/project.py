@@ -14,7 +14,7 @@ from domain.evidence.quoting import house_punctuation
 from domain.scoring import Outcome
 from domain.spread import is_unstable, middle, spread
 from domain.verdict import Attempt, Verdict, verdict
-from projections.methodology import Judged, Methodology, SetKey, set_key
+from projections.methodology import Judged, Methodology, Review, SetKey, set_key
 
 
 class AttemptRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -47,6 +47,8 @@ class ProjectView(msgspec.Struct, frozen=True, kw_only=True):
     under_review: bool
     attempts: list[AttemptRow]
     sets: list[SetRow]
+    reviews: list[Review] = msgspec.field(default_factory=list)
+    """Section 15: every review that cleared the project, in ledger order."""
 
 
 def set_scores(members: list[Judged]) -> list[Fraction]:
@@ -105,4 +107,5 @@ def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView
             for key, members in sorted(sets.items())
             if (scores := set_scores(members))
         ],
+        reviews=state.reviews.get(project_id, []),
     )

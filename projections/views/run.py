@@ -9,6 +9,7 @@ from domain.events import RunRecorded
 from domain.evidence.quoting import house_punctuation
 from domain.runs import time_budget_minutes
 from domain.scoring import Outcome, ScoreLines
+from domain.source_types import VerifiedBehaviour, verified_behaviour
 from projections.methodology import Methodology
 from projections.views.evidence import EvidenceView, evidence_views
 
@@ -37,6 +38,8 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     evidence: dict[str, EvidenceView]
     rerun_requested: str | None
     final_state_shown: str | None
+    verified_behaviour: VerifiedBehaviour
+    """Section 6a: what a pass verifies for this kind of project, in the seed's words."""
 
 
 def score_lines_row(lines: ScoreLines) -> ScoreLinesRow:
@@ -67,4 +70,5 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
         evidence=evidence_views(state, run_id),
         rerun_requested=state.rerun_reason(run_id),
         final_state_shown=None if final_state is None else house_punctuation(final_state),
+        verified_behaviour=verified_behaviour(event.project.source_type),
     )

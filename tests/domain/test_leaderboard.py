@@ -54,6 +54,7 @@ def test_rows_are_ordered_by_score_then_agent() -> None:
 def test_a_set_counts_once_it_has_three_valid_runs() -> None:
     board = leaderboard(runs("a", "p1", 100, 100) + runs("a", "p2", 50, 50, 50), set())
     assert (board[0].score, board[0].projects_counted, board[0].excluded) == (50, 1, [])
+    assert board[0].middles == {"p2": 50}
 
 
 def test_pass_rate_counts_every_valid_attempt_failures_and_timeouts_included() -> None:

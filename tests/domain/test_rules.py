@@ -6,7 +6,7 @@ from datetime import date
 
 from domain.editions import effective_since, version_key
 from domain.environment_qa import is_under_review
-from domain.source_types import SOURCE_TYPES, source_table
+from domain.source_types import SOURCE_TYPES, source_table, verified_behaviour
 
 
 def test_a_project_every_agent_failed_is_under_review() -> None:
@@ -63,3 +63,9 @@ def test_a_source_is_in_use_with_its_count_of_published_projects_tested() -> Non
         "declared_not_started",
         0,
     )
+
+
+def test_verified_behaviour_of_a_hugging_face_model_is_the_documented_snippet() -> None:
+    assert verified_behaviour("huggingface_model") == "the documented snippet produced output"
+    others = [s for s in SOURCE_TYPES if s != "huggingface_model"]
+    assert {verified_behaviour(s) for s in others} == {"the product works"}
