@@ -150,12 +150,10 @@ def demo_size(tmp_path_factory: pytest.TempPathFactory) -> int:
     """How many events the bundled demo appends (its records and their evidence's events)."""
     from adapters.artifacts import FileArtifactStore
     from adapters.banners import banner_patterns
-    from api.services.ingest import ingest
+    from api.services.demo import load_demo
 
     folder = tmp_path_factory.mktemp("demo")
     book, _ = init(Settings(f"sqlite:///{folder}/demo.db", folder / "home", "json"))
-    report = ingest(
-        book, sorted(DEMO.glob("*.jsonl")), FileArtifactStore(folder / "artifacts"), banner_patterns
-    )
+    report = load_demo(book, DEMO, FileArtifactStore(folder / "artifacts"), banner_patterns)
     book.close()
     return report.ledger_size

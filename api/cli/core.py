@@ -9,6 +9,7 @@ import msgspec
 import structlog
 
 from api.cli.output import Session, emit, json_option, pass_session
+from api.services.demo import DemoReport, load_demo
 from api.services.ingest import IngestReport, ingest
 from api.wiring import Argusic, init
 from domain.errors import InvalidInput
@@ -53,7 +54,7 @@ def serve_command(session: Session, host: str, port: int) -> None:
     uvicorn.run(create_app(session.argusic), host=host, port=port, log_config=None)
 
 
-def _ingest_human(report: IngestReport) -> str:
+def _ingest_human(report: IngestReport | DemoReport) -> str:
     return (
         f"{report.records} records: {report.appended} events appended, "
         f"{report.unchanged} already recorded; ledger size {report.ledger_size}"
@@ -80,18 +81,22 @@ def ingest_command(session: Session, files: tuple[Path, ...], as_json: bool) -> 
 @json_option
 @pass_session
 def demo_command(session: Session, if_empty: bool, as_json: bool) -> None:
-    """Load the bundled demo data (the methodology's real changelog) into an empty ledger."""
+    """Load the bundled demo data (the methodology's real changelog, a labelled demo cycle and
+    a synthetic SI-IQ calibration) into an empty ledger."""
     argusic = session.argusic
     size = argusic.ledger.size()
     if size:
         if if_empty:
             emit(
-                IngestReport(records=0, appended=0, unchanged=0, ledger_size=size),
+                DemoReport(
+                    records=0, appended=0, unchanged=0, ledger_size=size, siiq_accepted=None
+                ),
                 lambda r: f"ledger already holds {r.ledger_size} events: demo not loaded",
             )
             return
         raise InvalidInput("the demo loads only into an empty ledger")
-    emit(_ingest(argusic, sorted(DEMO_DATA.glob("*.jsonl"))), _ingest_human)
+    report = load_demo(argusic.ledger, DEMO_DATA, argusic.store, argusic.banners)
+    emit(report, _ingest_human)
 
 
 commands = (init_command, serve_command, ingest_command, demo_command)

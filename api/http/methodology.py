@@ -14,6 +14,7 @@ from projections.views.editions import EditionsView
 from projections.views.leaderboard import LeaderboardView
 from projections.views.methodology import MethodologyView
 from projections.views.project import ProjectView
+from projections.views.projects import ProjectsView
 from projections.views.run import RunView
 from projections.views.sources import SourcesView
 
@@ -25,6 +26,14 @@ def leaderboard(
     as_of: FromQuery[int | None] = None,
 ) -> LeaderboardView:
     return methodology.leaderboard(cycle, as_of)
+
+
+@get("/projects", sync_to_thread=True, opt=page("projects.html"))
+def projects(
+    methodology: NamedDependency[MethodologyQueries], as_of: FromQuery[int | None] = None
+) -> ProjectsView:
+    """Every project with a recorded run, its verdict and its attempts."""
+    return methodology.projects(as_of)
 
 
 @get("/projects/{project_id:path}", sync_to_thread=True, opt=page("project.html"))
@@ -78,5 +87,14 @@ def sources(
 
 router = Router(
     "/",
-    route_handlers=[leaderboard, project, run, run_trace, methodology_page, editions, sources],
+    route_handlers=[
+        leaderboard,
+        projects,
+        project,
+        run,
+        run_trace,
+        methodology_page,
+        editions,
+        sources,
+    ],
 )

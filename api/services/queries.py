@@ -18,6 +18,7 @@ from projections.views.evidence import ServedCopy, served_copy
 from projections.views.leaderboard import LeaderboardView, leaderboard_view
 from projections.views.methodology import MethodologyView, methodology_view
 from projections.views.project import ProjectView, project_view
+from projections.views.projects import ProjectsView, projects_view
 from projections.views.run import RunView, run_view
 from projections.views.sources import SourcesView, sources_view
 from projections.views.trace import TraceBasis, trace_basis
@@ -67,6 +68,9 @@ class MethodologyQueries:
     def leaderboard(self, cycle: str, as_of: int | None = None) -> LeaderboardView:
         view = partial(leaderboard_view, cycle=cycle)
         return self.reader.answer(("leaderboard", cycle), view, as_of)
+
+    def projects(self, as_of: int | None = None) -> ProjectsView:
+        return self.reader.answer(("projects",), projects_view, as_of)
 
     def project(self, project_id: str, as_of: int | None = None) -> ProjectView:
         view = partial(project_view, project_id=project_id)

@@ -13,7 +13,7 @@ from litestar import Request, Response
 from litestar.datastructures import Cookie
 from litestar.enums import MediaType
 from litestar.exceptions import HTTPException
-from litestar.params import Parameter
+from litestar.params import QueryParameter
 from litestar.response import Template
 from litestar.response.base import ASGIResponse
 from litestar.status_codes import HTTP_200_OK, HTTP_406_NOT_ACCEPTABLE
@@ -25,10 +25,10 @@ PAGE = "page"
 JSON, HTML = "application/json", "text/html"
 
 FORMAT: ParametersMap = {
-    "format": Parameter(
-        str | None,
-        query="format",
+    "format": QueryParameter(
+        annotation=str | None,
         default=None,
+        required=False,
         pattern="^(json|html)$",
         description="json or html: overrides the Accept header (html where the path has a page)",
     )

@@ -43,9 +43,9 @@ def _draw(slug: str, rows: tuple[tuple[str, str, float], ...]) -> tuple[bytes, i
     from matplotlib.figure import Figure  # noqa: PLC0415
     from matplotlib.ticker import PercentFormatter  # noqa: PLC0415
 
-    width, height = 7.0, 1.1 + 0.3 * max(len(rows), 1)
+    width, height = 7.0, 1.6 + 0.3 * max(len(rows), 1)
     with matplotlib.rc_context({"svg.hashsalt": "argusic", "svg.fonttype": "none"}):
-        figure = Figure(figsize=(width, height))
+        figure = Figure(figsize=(width, height), layout="constrained")
         axes = figure.add_subplot()
         labels = [name for name, _, _ in rows][::-1]
         for position, (_, area, score) in enumerate(reversed(rows)):
@@ -62,8 +62,9 @@ def _draw(slug: str, rows: tuple[tuple[str, str, float], ...]) -> tuple[bytes, i
             for area, colour in AREA_COLOURS.items()
             if any(a == area for _, a, _ in rows)
         ]
-        axes.legend(handles=handles, loc="lower right", fontsize="small", frameon=True)
-        figure.tight_layout()
+        figure.legend(
+            handles=handles, loc="outside lower center", ncols=len(handles), frameon=False
+        )
         buffer = io.BytesIO()
         figure.savefig(buffer, format="svg", metadata={"Date": None})
     return buffer.getvalue(), round(width * POINTS_PER_INCH), round(height * POINTS_PER_INCH)

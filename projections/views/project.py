@@ -84,6 +84,17 @@ def _attempt_row(judged: Judged) -> AttemptRow:
     )
 
 
+def project_verdict(runs: list[Judged]) -> Verdict:
+    """Section 11 over a project's runs in ledger order (the valid ones are its attempts)."""
+    return verdict(
+        [
+            Attempt(j.event.attempt, j.event.edition, j.outcome)
+            for j in runs
+            if j.outcome is not None
+        ]
+    )
+
+
 def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView:
     runs = [j for j in state.judged() if j.event.project.id == project_id]
     if not runs:
@@ -91,15 +102,12 @@ def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView
     sets: dict[SetKey, list[Judged]] = defaultdict(list)
     for judged in runs:
         sets[set_key(judged.event)].append(judged)
-    valid = [
-        Attempt(j.event.attempt, j.event.edition, j.outcome) for j in runs if j.outcome is not None
-    ]
     description = max(runs, key=lambda j: j.run.position).event.project.description
     return ProjectView(
         project=project_id,
         as_of=as_of,
         description_shown=description and house_punctuation(description),
-        verdict=verdict(valid),
+        verdict=project_verdict(runs),
         under_review=project_id in state.projects_under_review(),
         attempts=[_attempt_row(j) for j in runs],
         sets=[

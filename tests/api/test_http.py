@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,13 +12,15 @@ import pytest
 from litestar.testing import TestClient
 
 from adapters.artifacts import FileArtifactStore
+from adapters.banners import banner_patterns
 from api.http import create_app
-from api.services.ingest import ingest
+from api.services.demo import load_demo
 from api.wiring import Argusic, Settings
 from ledger.ledger import Ledger
 from ledger.merkle import verify_inclusion
 from ledger.note import Verifier, open_checkpoint
 from tests.conftest import ARGUSIC, DEMO, append_editions
+from tests.servers import free_port, stop, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -71,28 +70,6 @@ def test_openapi_schema_lists_the_routes(client: TestClient) -> None:  # type: i
     } <= set(paths)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_for(url: str, process: subprocess.Popen[bytes], seconds: float = 60) -> httpx.Response:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the server exited"
-        try:
-            return httpx.get(url, timeout=2)
-        except httpx.TransportError:
-            time.sleep(0.2)
-    pytest.fail(f"{url} did not answer within {seconds}s")
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    os.killpg(process.pid, signal.SIGTERM)
-    process.wait(timeout=30)
-
-
 def test_a_real_server_process_on_loopback(ledger: Ledger, cli_env: dict[str, str]) -> None:
     append_editions(ledger, 0, 3)
     port = free_port()
@@ -139,7 +116,7 @@ def test_make_run_serves_the_demo_on_port_8000(demo_size: int, cli_env: dict[str
 
 @pytest.fixture
 def demo_client(ledger: Ledger, settings: Settings) -> Iterator[TestClient]:  # type: ignore[type-arg]
-    ingest(ledger, sorted(DEMO.glob("*.jsonl")), FileArtifactStore(settings.home / "artifacts"))
+    load_demo(ledger, DEMO, FileArtifactStore(settings.home / "artifacts"), banner_patterns)
     with TestClient(app=create_app(Argusic(settings, ledger))) as test_client:
         yield test_client
 
