@@ -49,7 +49,7 @@ def require_browser() -> None:
         missing.append("java")
     if not missing:
         return
-    reason = f"browser tests need {', '.join(missing)}: run `make install` and scripts/ensure-browser.sh"
+    reason = f"browser tests need {', '.join(missing)}: run `make install` (ensure-browser.sh)"
     if REQUIRE_SERVICES:
         pytest.fail(f"{reason} (ARGUSIC_REQUIRE_SERVICES=1: this must run, not skip)")
     pytest.skip(f"SKIPPED LOUDLY: {reason}")
@@ -156,14 +156,14 @@ class Browser:
 
     def screenshot(self, target: Path) -> None:
         """The whole page, beyond the viewport, as a PNG."""
-        metrics = self.driver.execute_cdp_cmd("Page.getLayoutMetrics", {})
-        size = metrics["cssContentSize"]
+        size = self.driver.execute_cdp_cmd("Page.getLayoutMetrics", {})["cssContentSize"]
+        clip = {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1}
         shot = self.driver.execute_cdp_cmd(
             "Page.captureScreenshot",
             {
                 "format": "png",
                 "captureBeyondViewport": True,
-                "clip": {"x": 0, "y": 0, "width": size["width"], "height": size["height"], "scale": 1},
+                "clip": clip,
             },
         )
         target.parent.mkdir(parents=True, exist_ok=True)
@@ -259,4 +259,3 @@ def validate(pages: dict[str, str]) -> list[str]:
         for m in messages
         if m["type"] != "info" or m.get("subType") == "warning"
     ]
-
