@@ -16,7 +16,7 @@ from litestar.exceptions import HTTPException
 from litestar.params import QueryParameter
 from litestar.response import Template
 from litestar.response.base import ASGIResponse
-from litestar.status_codes import HTTP_200_OK, HTTP_406_NOT_ACCEPTABLE
+from litestar.status_codes import HTTP_200_OK, HTTP_400_BAD_REQUEST, HTTP_406_NOT_ACCEPTABLE
 from litestar.types import ParametersMap
 
 PAGE = "page"
@@ -48,6 +48,10 @@ def wants_html(request: AnyRequest) -> bool:
     JSON (a browser does; curl, httpx and a missing header get JSON)."""
     chosen: str | None = request.query_params.get("format")
     if chosen is not None:
+        if chosen not in ("json", "html"):
+            raise HTTPException(
+                status_code=HTTP_400_BAD_REQUEST, detail=f"format {chosen!r}: use json or html"
+            )
         return chosen == "html"
     best: str = request.accept.best_match([JSON, HTML], default=JSON)
     return best == HTML
@@ -73,12 +77,13 @@ class Negotiated(Response[Any]):
         **kwargs: Any,
     ) -> ASGIResponse:
         headers = {**(headers or {}), "Vary": "Accept"}
+        html = wants_html(request)
         template = template_of(request)
         if template is None and request.query_params.get("format") == "html":
             raise HTTPException(
                 status_code=HTTP_406_NOT_ACCEPTABLE, detail=f"{request.url.path} has no page"
             )
-        if template is None or not wants_html(request):
+        if template is None or not html:
             return super().to_asgi_response(
                 None, request, headers=headers, cookies=cookies, **kwargs
             )
@@ -94,7 +99,8 @@ class Negotiated(Response[Any]):
 
 def error_page(request: AnyRequest, status: int, detail: str) -> Response[Any] | None:
     """The page of an error, for a client that prefers HTML; None for the others (JSON)."""
-    if not wants_html(request):
+    chosen = request.query_params.get("format")
+    if chosen not in (None, "html") or not wants_html(request):
         return None
     return Template(
         "error.html",
