@@ -4,12 +4,14 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# npm ci empties node_modules first, so the stamp inside it goes with any older install.
+NODE_STAMP := node_modules/.installed-$(shell cksum package-lock.json | cut -d' ' -f1)
 
 export ARGUSIC_TEST_PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
 
-.PHONY: install run test bench lint postgres clean
+.PHONY: install run test bench lint postgres browser clean
 
-install: $(STAMP)
+install: $(STAMP) $(NODE_STAMP)
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is needed")'
@@ -18,16 +20,28 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	rm -f $(VENV)/.installed-* && touch $@
 
+# The recording player the pages serve, and the browser tests' axe-core and Nu Html Checker,
+# from the npm registry with the machine's Node.js, exactly as package-lock.json pins them
+# (install scripts off: vnu-jar's would fetch a Java runtime).
+$(NODE_STAMP): package-lock.json
+	@command -v npm >/dev/null || { echo "npm (Node.js) is needed: the pages' recording player comes from the npm registry" >&2; exit 1; }
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
 run: install
 	$(BIN)/argusic init
 	$(BIN)/argusic demo --if-empty
+	@echo "Argusic: open http://127.0.0.1:8000/"
 	$(BIN)/argusic serve --host 127.0.0.1 --port 8000
 
 postgres:
 	scripts/ensure-postgres.sh
 
-# ARGUSIC_REQUIRE_SERVICES turns a missing PostgreSQL into a failure instead of a skip.
-test: install postgres
+browser:
+	scripts/ensure-browser.sh
+
+# ARGUSIC_REQUIRE_SERVICES turns a missing PostgreSQL or Chromium into a failure, not a skip.
+test: install postgres browser
 	ARGUSIC_REQUIRE_SERVICES=1 $(BIN)/python -m pytest
 
 bench: install postgres
@@ -35,6 +49,7 @@ bench: install postgres
 	$(BIN)/python scripts/bench_methodology.py
 	$(BIN)/python scripts/bench_siiq.py
 	$(BIN)/python scripts/bench_evidence.py
+	$(BIN)/python scripts/bench_web.py
 
 lint: install
 	$(BIN)/ruff check .
@@ -42,4 +57,4 @@ lint: install
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) node_modules var screenshots .pytest_cache .mypy_cache .ruff_cache

@@ -4,6 +4,7 @@ dependencies litestar provides by parameter name."""
 from __future__ import annotations
 
 from litestar import Litestar
+from litestar.config.compression import CompressionConfig
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
@@ -37,5 +38,6 @@ def create_app(argusic: Argusic) -> Litestar:
             "evidence_store": provided(argusic.store),
         },
         exception_handlers=exception_handlers(),
+        compression_config=CompressionConfig(backend="gzip", gzip_compress_level=6),
         openapi_config=OpenAPIConfig(title="Argusic", version="0.1.0", path="/schema"),
     )

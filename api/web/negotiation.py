@@ -6,6 +6,8 @@ the way: a page shows the figures of the document its JSON is."""
 
 from __future__ import annotations
 
+import threading
+from collections import OrderedDict
 from collections.abc import Iterable
 from typing import Any
 
@@ -87,14 +89,43 @@ class Negotiated(Response[Any]):
             return super().to_asgi_response(
                 None, request, headers=headers, cookies=cookies, **kwargs
             )
-        page = Template(
-            template,
-            context={"doc": self.content},
+        return ASGIResponse(
+            body=PAGES.render(request, template, self.content),
             media_type=MediaType.HTML,
             status_code=self.status_code or HTTP_200_OK,
             headers=headers,
+            cookies=cookies,
         )
-        return page.to_asgi_response(None, request, cookies=cookies)
+
+
+class RenderedPages:
+    """Pages already rendered, by template, document and address. A page is a function of
+    its document and its address alone, and the readers hand back the very same document
+    object until the ledger moves, so a page is rendered once per document; each entry holds
+    its document, whose identity therefore cannot be reused while the entry lives."""
+
+    def __init__(self, size: int = 512) -> None:
+        self.size = size
+        self._pages: OrderedDict[tuple[str, int, str, str], tuple[object, bytes]] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def render(self, request: AnyRequest, template: str, document: object) -> bytes:
+        key = (template, id(document), request.url.path, request.url.query)
+        with self._lock:
+            if (hit := self._pages.get(key)) is not None and hit[0] is document:
+                self._pages.move_to_end(key)
+                return hit[1]
+        engine = request.app.template_engine
+        assert engine is not None, "the app has no template engine"
+        body: bytes = engine.get_template(template).render(doc=document, request=request).encode()
+        with self._lock:
+            self._pages[key] = (document, body)
+            while len(self._pages) > self.size:
+                self._pages.popitem(last=False)
+        return body
+
+
+PAGES = RenderedPages()
 
 
 def error_page(request: AnyRequest, status: int, detail: str) -> Response[Any] | None:

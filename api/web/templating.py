@@ -75,6 +75,7 @@ def environment(store: EvidenceStore) -> Environment:
         undefined=StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
+        auto_reload=False,
     )
     env.filters["fixed"] = fixed
     env.filters["percent"] = percent

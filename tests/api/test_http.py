@@ -110,6 +110,10 @@ def test_make_run_serves_the_demo_on_port_8000(demo_size: int, cli_env: dict[str
         assert wait_for("http://127.0.0.1:8000/healthz", server, 300).json()["size"] == demo_size
         editions = httpx.get("http://127.0.0.1:8000/methodology/editions").json()["editions"]
         assert editions[5]["version"] == "1.2"
+        home = httpx.get("http://127.0.0.1:8000/", headers={"Accept": "text/html"})
+        assert home.headers["content-type"] == "text/html; charset=utf-8"
+        assert "The current leaderboard" in home.text
+        assert 'data-agent="demo-agent-a"' in home.text
     finally:
         stop(server)
 
