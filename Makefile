@@ -49,6 +49,7 @@ bench: install postgres
 	$(BIN)/python scripts/bench_methodology.py
 	$(BIN)/python scripts/bench_siiq.py
 	$(BIN)/python scripts/bench_evidence.py
+	$(BIN)/python scripts/bench_sources.py
 	$(BIN)/python scripts/bench_web.py
 
 lint: install

@@ -46,33 +46,6 @@ class _Writer:
         return self.fingerprint
 
 
-class Arrival:
-    """A source file read once: each chunk is stored as it passes to the reader, and what the
-    reader leaves is stored when the arrival ends; its fingerprint is known from then on."""
-
-    def __init__(self, source: Path, writer: _Writer) -> None:
-        self.writer = writer
-        self._chunks = self._passing(source)
-
-    def _passing(self, source: Path) -> Iterator[bytes]:
-        for chunk in chunks(source):
-            self.writer.write(chunk)
-            yield chunk
-
-    def __iter__(self) -> Iterator[bytes]:
-        return self._chunks
-
-    def drain(self) -> None:
-        for _ in self._chunks:
-            pass
-
-    @property
-    def fingerprint(self) -> Fingerprint:
-        if self.writer.fingerprint is None:
-            raise RuntimeError("an arrival's fingerprint is known once it has ended")
-        return self.writer.fingerprint
-
-
 class FileArtifactStore:
     def __init__(self, root: Path) -> None:
         self.root = root
@@ -80,17 +53,13 @@ class FileArtifactStore:
     def path(self, sha256: str) -> Path:
         return self.root / "sha256" / sha256[:2] / sha256
 
-    @contextmanager
-    def receive(self, source: Path) -> Iterator[Arrival]:
-        """Read `source` once, storing its bytes as they are read (see `Arrival`)."""
-        with self._storing() as writer:
-            arrival = Arrival(source, writer)
-            yield arrival
-            arrival.drain()
+    def source(self, path: Path) -> Iterator[bytes]:
+        """A file to be received (an evidence file a record names), in chunks."""
+        return chunks(path)
 
     def put_stream(self, chunks: Iterable[bytes]) -> Fingerprint:
         """Store bytes as they come, hashing them on the way, under their SHA-256 (once)."""
-        with self._storing() as writer:
+        with self.storing() as writer:
             for chunk in chunks:
                 writer.write(chunk)
         assert writer.fingerprint is not None
@@ -101,7 +70,7 @@ class FileArtifactStore:
         return chunks(self.path(sha256))
 
     @contextmanager
-    def _storing(self) -> Iterator[_Writer]:
+    def storing(self) -> Iterator[_Writer]:
         """A writer into a temporary file, placed under its SHA-256 when the block ends well,
         deleted in any case."""
         target_dir = self.root / "sha256"

@@ -5,7 +5,8 @@ built."""
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -15,8 +16,13 @@ from eventsourcing.sqlite import SQLiteDatastore
 from adapters.artifacts import FileArtifactStore
 from adapters.banners import banner_patterns
 from adapters.clock import utc_now
-from api.services.ports import Banners, EvidenceStore
+from adapters.sources.config import SourcesConfig, load_sources_config
+from adapters.sources.github import CommitResolver
+from adapters.sources.http import HttpFetcher
+from adapters.sources.reader import SourceReader
+from api.services.ports import Banners, EvidenceStore, SourceReading
 from api.services.queries import LedgerQueries, MethodologyQueries, SiiqQueries
+from api.services.sources import SourcesQueries
 from domain.errors import SetupError
 from ledger.ledger import Ledger
 from ledger.note import Signer
@@ -39,6 +45,7 @@ class Settings:
     database_url: str
     home: Path
     log_format: str | None
+    sources_config: Path = Path("config/sources.toml")
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -46,6 +53,7 @@ class Settings:
             database_url=env.get("ARGUSIC_DATABASE_URL", "sqlite:///var/argusic.db"),
             home=Path(env.get("ARGUSIC_HOME", "./var")),
             log_format=env.get("ARGUSIC_LOG_FORMAT"),
+            sources_config=Path(env.get("ARGUSIC_SOURCES_CONFIG", "config/sources.toml")),
         )
 
     @property
@@ -134,10 +142,24 @@ class Argusic:
         self.ledger_queries = LedgerQueries(ledger)
         self.methodology = MethodologyQueries(ledger)
         self.siiq = SiiqQueries(ledger)
+        self.sources = SourcesQueries(ledger)
+        self.clock = utc_now
 
     @classmethod
     def open(cls, settings: Settings) -> Argusic:
         return cls(settings, open_ledger(settings))
+
+    def sources_config(self) -> SourcesConfig:
+        """The SI-IQ sources of `ARGUSIC_SOURCES_CONFIG` (default `config/sources.toml`)."""
+        return load_sources_config(self.settings.sources_config)
+
+    @contextmanager
+    def source_reader(self, config: SourcesConfig) -> Iterator[SourceReading]:
+        """A reader for one round of fetches: one HTTP client, every file archived by its
+        SHA-256 under ARGUSIC_HOME/sources."""
+        with HttpFetcher(config.limits) as fetcher:
+            archive = FileArtifactStore(self.settings.home / "sources")
+            yield SourceReader(fetcher, CommitResolver(fetcher, config.github), archive, utc_now)
 
     def close(self) -> None:
         self.ledger.close()

@@ -20,6 +20,7 @@ class EditionRecord(InputRecord, frozen=True, tag="edition"):
     version: Version
     drafted: date
     summary: str
+    decided: date | None = None
 
 
 def version_key(version: str) -> tuple[int, ...]:
@@ -29,7 +30,16 @@ def version_key(version: str) -> tuple[int, ...]:
 
 def draft_edition(record: EditionRecord, recorded: EditionDrafted | None) -> list[EditionDrafted]:
     """Section 20: an edition is written down once; the same record again changes nothing."""
-    event = EditionDrafted(version=record.version, drafted=record.drafted, summary=record.summary)
+    if record.decided is not None and record.decided > record.drafted:
+        raise Rejected(
+            "section 20", f"edition {record.version}: decided {record.decided} after it was drafted"
+        )
+    event = EditionDrafted(
+        version=record.version,
+        drafted=record.drafted,
+        summary=record.summary,
+        decided=record.decided,
+    )
     if recorded is None:
         return [event]
     if recorded != event:

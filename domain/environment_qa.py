@@ -1,38 +1,82 @@
-"""Environment quality control (methodology section 15)."""
+"""Environment quality control (methodology section 15): "un problema de configuración común
+nunca debería puntuarse como un fallo del agent"."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Annotated, Literal
+
+import msgspec
 
 from domain.errors import Rejected
-from domain.events import InputRecord, ProjectReviewCleared, Text
+from domain.events import (
+    InputRecord,
+    ProjectReviewed,
+    RerunRequested,
+    RunVoided,
+    Text,
+)
 from domain.scoring import Outcome, passed
 
+Cycle = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")]
+Finding = Literal["environment", "project"]
+AGENTS_WITHOUT_ROSTER = 2
+"""Without a cycle record, "every agent" needs at least two agents to mean anything."""
 
-def is_under_review(outcomes_since_last_review: Iterable[Outcome]) -> bool:
-    """Methodology section 15: a project that failed with every agent that attempted it is
-    under review, and out of scoring, until a person reviews it; only the valid attempts
-    since the last review count."""
-    seen = False
-    for result in outcomes_since_last_review:
-        if passed(result):
-            return False
-        seen = True
-    return seen
+
+def is_under_review(
+    outcomes_by_agent: Mapping[str, Sequence[Outcome]], roster: Collection[str] | None
+) -> bool:
+    """Methodology section 15, within one cycle: a project is under review when every agent
+    that attempted it there failed all its valid attempts: at least two agents, or, where the
+    cycle has a record, its whole roster."""
+    tried = {agent for agent, outcomes in outcomes_by_agent.items() if outcomes}
+    if any(passed(o) for outcomes in outcomes_by_agent.values() for o in outcomes):
+        return False
+    if roster is not None:
+        return bool(tried) and set(roster) <= tried
+    return len(tried) >= AGENTS_WITHOUT_ROSTER
 
 
 class ReviewRecord(InputRecord, frozen=True, tag="review"):
-    """Input: a person's review of a project under review."""
+    """Input: a person's review of a project under review in one cycle (until signed operator
+    actions replace it)."""
 
     project: Text
+    cycle: Cycle
+    finding: Finding
     reviewer: Text
     note: str = ""
 
 
-def clear_review(record: ReviewRecord, under_review: bool) -> list[ProjectReviewCleared]:
-    """Methodology section 15: a review clears a project that is under review."""
+def environment_fault(note: str) -> str:
+    return f"environment fault: {note}" if note else "environment fault"
+
+
+def review_project(
+    record: ReviewRecord, under_review: bool, failed_runs: Iterable[str]
+) -> list[ProjectReviewed | RunVoided | RerunRequested]:
+    """Methodology section 15: a person reviews a project under review in a cycle. Finding
+    `environment`: the cycle's failed runs on it were our fault: each is voided (never counted)
+    and run again. Finding `project`: the failures stand and count."""
     if not under_review:
-        raise Rejected("section 15", f"project {record.project} is not under review")
-    return [
-        ProjectReviewCleared(project_id=record.project, reviewer=record.reviewer, note=record.note)
+        raise Rejected(
+            "section 15", f"project {record.project} is not under review in {record.cycle}"
+        )
+    events: list[ProjectReviewed | RunVoided | RerunRequested] = [
+        ProjectReviewed(
+            project_id=record.project,
+            cycle=record.cycle,
+            finding=record.finding,
+            reviewer=record.reviewer,
+            note=record.note,
+        )
     ]
+    if record.finding == "environment":
+        reason = environment_fault(record.note)
+        for run_id in failed_runs:
+            events += [
+                RunVoided(run_id=run_id, reason=reason),
+                RerunRequested(run_id=run_id, reason=reason),
+            ]
+    return events

@@ -13,7 +13,7 @@ from domain.spread import is_unstable, middle
 RUNS_PER_SET = 3
 """Methodology section 7, point 4: three independent runs, the middle one counts."""
 
-Exclusion = Literal["unstable", "under_review"]
+Exclusion = Literal["unstable", "under_review", "incomplete"]
 
 
 class ScoredRun(NamedTuple):
@@ -23,6 +23,8 @@ class ScoredRun(NamedTuple):
     project: str
     score: Fraction
     passed: bool
+    stronger: bool = False
+    """A stronger agent's attempt at a verdict chain (section 11)."""
     run_id: str = ""
 
 
@@ -48,16 +50,17 @@ def project_middles(
     runs: Iterable[ScoredRun], under_review: set[str]
 ) -> tuple[dict[str, Fraction], list[Excluded]]:
     """Methodology sections 9 and 10: the middle score of each project whose set is complete,
-    leaving out unstable sets and projects under review, both named."""
+    leaving out, each named ("visible y no silenciosa"), projects under review, sets with fewer
+    than three valid runs, and unstable sets."""
     sets: dict[str, list[Fraction]] = defaultdict(list)
     for run in runs:
         sets[run.project].append(run.score)
     counted, excluded = {}, []
     for project, scores in sorted(sets.items()):
-        if len(scores) < RUNS_PER_SET:
-            continue  # not measured yet
         if project in under_review:
             excluded.append(Excluded(project, "under_review"))
+        elif len(scores) < RUNS_PER_SET:
+            excluded.append(Excluded(project, "incomplete"))
         elif is_unstable(scores):
             excluded.append(Excluded(project, "unstable"))
         else:
@@ -78,6 +81,12 @@ def pass_rate(runs: Sequence[ScoredRun]) -> Fraction:
     return Fraction(sum(r.passed for r in runs), len(runs)) if runs else Fraction(0)
 
 
+def is_ranked_agent(runs: Sequence[ScoredRun]) -> bool:
+    """Methodology sections 9 and 11: the leaderboard ranks the cycle's agents; an agent used
+    only as the stronger agent of verdict chains is not one of its rows."""
+    return any(not run.stronger for run in runs)
+
+
 def leaderboard(runs: Sequence[ScoredRun], under_review: set[str]) -> list[Standing]:
     """Methodology section 9: agents by score, highest first; an agent whose results were all
     left out is listed last, without a score, never dropped."""
@@ -86,6 +95,8 @@ def leaderboard(runs: Sequence[ScoredRun], under_review: set[str]) -> list[Stand
         by_agent[run.agent].append(run)
     standings = []
     for agent, agent_runs in by_agent.items():
+        if not is_ranked_agent(agent_runs):
+            continue
         middles, excluded = project_middles(agent_runs, under_review)
         standings.append(
             Standing(

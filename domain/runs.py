@@ -3,8 +3,8 @@
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from fractions import Fraction
+from collections.abc import Callable
+from datetime import UTC, datetime, timedelta
 from typing import Annotated
 
 import msgspec
@@ -27,6 +27,7 @@ from domain.scoring import Outcome, ScoreLines, outcome, score_run
 from domain.verification import as_verified
 
 Cycle = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")]
+ImageDigest = Annotated[str, msgspec.Meta(pattern=r"^sha256:[0-9a-f]{64}$")]
 
 
 class EvidencePaths(Value, frozen=True):
@@ -53,13 +54,45 @@ class RunRecord(InputRecord, frozen=True, tag="run"):
     evidence: EvidencePaths = msgspec.field(default_factory=EvidencePaths)
     model_key: str | None = None
     """The run's own model key, for redaction only: never recorded anywhere (section 17)."""
+    image_digest: ImageDigest | None = None
+
+
+SAME_CONDITIONS: tuple[tuple[str, Callable[[RunRecorded], str | None]], ...] = (
+    ("agent.model", lambda r: r.agent.model),
+    ("agent.model_version", lambda r: r.agent.model_version),
+    ("agent.harness", lambda r: r.agent.harness),
+    ("agent.harness_version", lambda r: r.agent.harness_version),
+    ("project.commit", lambda r: r.project.commit),
+)
+
+
+def identical_conditions(run: RunRecorded, first_of_set: RunRecorded | None) -> None:
+    """Methodology sections 4 and 14: within one set every run has the same agent
+    configuration (model, versions, harness) and the same project commit."""
+    if first_of_set is None:
+        return
+    for field, value in SAME_CONDITIONS:
+        if value(run) != value(first_of_set):
+            raise Rejected(
+                "sections 4 and 14",
+                f"run {run.run_id}: {field} is {value(run)!r}, but its set "
+                f"({run.agent.id} on {run.project.id} in {run.cycle}) ran with "
+                f"{value(first_of_set)!r}",
+            )
 
 
 def admit_run(
-    record: RunRecord, evidence: Evidence, editions: set[str], recorded: RunRecorded | None
+    record: RunRecord,
+    evidence: Evidence,
+    editions: set[str],
+    recorded: RunRecorded | None,
+    *,
+    first_of_set: RunRecorded | None = None,
+    budget_minutes: float | None = None,
 ) -> list[RunRecorded]:
-    """Methodology sections 7, 8 and 20: check a run record against the rules of input and
-    return what to record: the run, once; the same record again records nothing."""
+    """Methodology sections 4, 7, 8 and 20: check a run record against the rules of input and
+    return what to record: the run, once, with its time budget; the same record again records
+    nothing. `budget_minutes` is the orchestrator's when it ran the run, else the edition's."""
     if record.edition not in editions:
         raise Rejected("section 20", f"edition {record.edition} is not in the changelog")
     if record.finished_at < record.started_at:
@@ -84,22 +117,29 @@ def admit_run(
         invalid_reason=record.invalid_reason,
         report=report,
         evidence=evidence,
+        image_digest=record.image_digest,
+        budget_minutes=budget_minutes
+        if budget_minutes is not None
+        else time_budget_minutes(record.edition, record.project),
     )
-    if recorded is None:
-        return [run]
-    if recorded != run:
-        raise Rejected("section 13", f"run {record.run_id} is already recorded differently")
-    return []
+    if recorded is not None:
+        if recorded != run:
+            raise Rejected("section 13", f"run {record.run_id} is already recorded differently")
+        return []
+    identical_conditions(run, first_of_set)
+    return [run]
 
 
-def invalid_reason(run: RunRecorded, rerun: str | None = None) -> str | None:
-    """Methodology sections 8, 11 and 17: a run cut short by Argusic's own tools, without a
-    full log and a full terminal recording, or whose evidence is withheld (it is repeated), is
-    not valid: never scored, never counted."""
+def invalid_reason(run: RunRecorded, set_aside: str | None = None) -> str | None:
+    """Methodology sections 7, 8, 11, 15, 17 and 19: a run cut short by Argusic's own tools,
+    cancelled, without a full log and a full terminal recording, or set aside after it was
+    recorded (voided, or repeated), is not valid: never scored, never counted."""
     if run.status == "invalid":
         return run.invalid_reason or "cut short by Argusic's tools"
-    if rerun is not None:
-        return f"repeated: {rerun}"
+    if run.status == "cancelled":
+        return run.invalid_reason or "cancelled"
+    if set_aside is not None:
+        return set_aside
     if run.evidence.log is None or run.evidence.log.bytes == 0:
         return "no full log"
     if run.evidence.cast is None or run.evidence.cast.bytes == 0:
@@ -107,31 +147,46 @@ def invalid_reason(run: RunRecorded, rerun: str | None = None) -> str | None:
     return None
 
 
+def repeated(reason: str) -> str:
+    """Why a run is invalid while its rerun is pending (section 17: "su ejecución se repite")."""
+    return f"repeated: {reason}"
+
+
+def budget(run: RunRecorded) -> float:
+    """The run's time budget in minutes: as stored, or (recorded before it was) its edition's."""
+    if run.budget_minutes is not None:
+        return run.budget_minutes
+    return time_budget_minutes(run.edition, run.project)
+
+
+def scored_status(run: RunRecorded) -> RunStatus:
+    """Methodology section 7, point 3, and section 8: a run that took longer than its budget
+    ran out of time, whatever its status says."""
+    overran = run.finished_at - run.started_at > timedelta(minutes=budget(run))
+    return "timeout" if run.status == "finished" and overran else run.status
+
+
 def _report(run: RunRecorded) -> Report | None:
     return None if run.report is None else as_verified(run.report, run.edition)
 
 
-def run_outcome(run: RunRecorded, rerun: str | None = None) -> Outcome | None:
+def run_outcome(run: RunRecorded, set_aside: str | None = None) -> Outcome | None:
     """The outcome of a valid run under its own edition; None for an invalid one."""
-    return None if invalid_reason(run, rerun) else outcome(run.status, _report(run))
+    return None if invalid_reason(run, set_aside) else outcome(scored_status(run), _report(run))
 
 
-def run_score(run: RunRecorded, rerun: str | None = None) -> ScoreLines | None:
+def run_score(run: RunRecorded, set_aside: str | None = None) -> ScoreLines | None:
     """The rubric's lines for a valid run under its own edition; None for an invalid one."""
-    return None if invalid_reason(run, rerun) else score_run(run.status, _report(run))
+    if invalid_reason(run, set_aside):
+        return None
+    return score_run(scored_status(run), _report(run))
 
 
-def total(run: RunRecorded, rerun: str | None = None) -> Fraction | None:
-    lines = run_score(run, rerun)
-    return None if lines is None else lines.total
-
-
-def time_budget_minutes(run: RunRecorded) -> int:
+def time_budget_minutes(edition: str, project: Project) -> int:
     """Methodology section 7, point 3: standard 90 minutes (45 before v1.3); heavy 120 from
     v1.2, for a project the Owner marks heavy or a repository over 500 MB; GPU 120."""
-    edition = version_key(run.edition)
-    project = run.project
+    in_force = version_key(edition)
     heavy = project.heavy or (project.repo_size_mb or 0) > 500
-    if project.needs_gpu or (heavy and edition >= (1, 2)):
+    if project.needs_gpu or (heavy and in_force >= (1, 2)):
         return 120
-    return 90 if edition >= (1, 3) else 45
+    return 90 if in_force >= (1, 3) else 45

@@ -33,10 +33,14 @@ class ScoreLines(NamedTuple):
 NO_CREDIT = ScoreLines(0, 0, Fraction(0), 0)
 
 
-def recovery(errors_found: int, errors_fixed: int) -> Fraction:
-    """Methodology section 8: the share of errors found that were fixed, out of 20; with no
-    error found the full 20, since a smooth install measures the project, not the agent."""
-    return Fraction(RECOVERY * errors_fixed, errors_found) if errors_found else Fraction(RECOVERY)
+def recovery(errors_found: int, errors_fixed: int, *, went_wrong: bool = False) -> Fraction:
+    """Methodology section 8: "si nada salió mal, la recuperación de errores obtiene los 20
+    completos"; otherwise the share of errors found that were fixed, out of 20. A run that did
+    not install, or installed and did not start, went wrong: with no error found it recovered
+    nothing (0)."""
+    if errors_found:
+        return Fraction(RECOVERY * errors_fixed, errors_found)
+    return Fraction(0) if went_wrong else Fraction(RECOVERY)
 
 
 def score_run(status: RunStatus, report: Report | None) -> ScoreLines:
@@ -49,7 +53,7 @@ def score_run(status: RunStatus, report: Report | None) -> ScoreLines:
     return ScoreLines(
         install=INSTALL if installed else 0,
         start=START if started else 0,
-        recovery=recovery(report.errors_found, report.errors_fixed),
+        recovery=recovery(report.errors_found, report.errors_fixed, went_wrong=not started),
         depth=DEPTH[report.test_depth] if started else 0,
     )
 

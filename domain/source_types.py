@@ -9,7 +9,6 @@ from domain.events import Pool, SourceType
 
 SOURCE_TYPES: tuple[SourceType, ...] = get_args(SourceType)
 Status = Literal["in_use", "declared_not_started"]
-VerifiedBehaviour = Literal["the product works", "the documented snippet produced output"]
 
 
 class SourceRow(NamedTuple):
@@ -34,10 +33,14 @@ def source_table(tested: Iterable[tuple[SourceType, Pool, str]]) -> list[SourceR
     ]
 
 
-def verified_behaviour(source: SourceType) -> VerifiedBehaviour:
-    """Methodology section 6a: a model card documents a snippet, not an application, so what a
-    pass of a Hugging Face model verifies is "the documented snippet produced output", never
-    "the product works"; the run page says which of the two, in those words."""
-    if source == "huggingface_model":
-        return "the documented snippet produced output"
-    return "the product works"
+VERIFIED_CLAIMS: dict[SourceType, str] = {
+    "huggingface_model": "the documented snippet produced output"
+}
+"""Section 6a: what a pass verifies, where it is not the product as a whole."""
+
+
+def verified_claim(source_type: SourceType) -> str:
+    """Methodology section 6a: for a Hugging Face model the verified behaviour is "the
+    documented snippet produced output", never "the product works"; the run page says which,
+    in those words."""
+    return VERIFIED_CLAIMS.get(source_type, "the product works")

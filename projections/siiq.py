@@ -7,6 +7,7 @@ import msgspec
 
 from domain.events import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
 from domain.siiq import METHOD_VERSION
+from domain.siiq.attributions import attributions, sources_of
 from domain.siiq.index import IndexDocument, build_index
 from domain.siiq.records import CalibrationSummary
 from ledger.ledger import RecordedEvent
@@ -16,10 +17,11 @@ class Siiq(msgspec.Struct, kw_only=True):
     inputs: SiiqInputsRecorded | None = None
     in_force: CalibrationAccepted | None = None
     last_rejected: CalibrationRejected | None = None
+    last_decision: CalibrationAccepted | CalibrationRejected | None = None
 
 
 class SiiqProjection:
-    name = "siiq.v1"
+    name = "siiq.v2"
     model_type = Siiq
 
     def initial(self) -> Siiq:
@@ -30,9 +32,9 @@ class SiiqProjection:
             case SiiqInputsRecorded() as inputs:
                 model.inputs = inputs
             case CalibrationAccepted() as accepted:
-                model.in_force = accepted
+                model.in_force = model.last_decision = accepted
             case CalibrationRejected() as rejected:
-                model.last_rejected = rejected
+                model.last_rejected = model.last_decision = rejected
         return model
 
 
@@ -55,4 +57,6 @@ def index_document(state: Siiq, as_of: int) -> IndexDocument:
     """/data/index.json: the latest inputs scored with the calibration in force."""
     if state.in_force is None or state.inputs is None:
         return IndexDocument(version=METHOD_VERSION, calibration=NO_CALIBRATION, models=[])
-    return build_index(state.inputs.results, state.in_force.calibration)
+    document = build_index(state.inputs.results, state.in_force.calibration)
+    credited = attributions(sources_of(state.inputs.inputs))
+    return msgspec.structs.replace(document, attributions=credited)

@@ -94,6 +94,16 @@ FORMS: dict[str, Callable[[random.Random], Plant]] = {
     "url_credential": lambda r: _shown(
         "git clone https://oauth2:", _draw(r, ALNUM, 20), "@x.org/r"
     ),
+    "bearer_opaque": lambda r: _shown("Authorization: Bearer ", _draw(r, ALNUM + "._-", 48)),
+    "basic_auth": lambda r: _shown(
+        "authorization: basic ", base64.b64encode(f"ci:{_draw(r, ALNUM, 18)}".encode()).decode()
+    ),
+    "cookie": lambda r: _shown("Cookie: theme=dark; sessionid=", _draw(r, ALNUM, 32)),
+    "set_cookie": lambda r: _shown(
+        "Set-Cookie: session=", _draw(r, TOKEN, 40), "; Path=/; HttpOnly\r\n"
+    ),
+    "password_argument": lambda r: _shown("$ app login --password ", _draw(r, ALNUM, 20)),
+    "password_flag": lambda r: _shown("$ mysql -u root -p", _draw(r, ALNUM, 16)),
 }
 
 
@@ -291,6 +301,23 @@ CLEAN: dict[str, list[str]] = {
     "version-strings": [
         "key_version=2024-08-01.release-candidate\r\n",
         "TOKEN_LIMIT=128000 MAX_TOKENS=4096\r\n",
+    ],
+    "authorization-references": [
+        'curl -H "Authorization: Bearer $API_TOKEN" https://api.example.com\r\n',
+        'WWW-Authenticate: Basic realm="example"\r\n',
+        "Bearer tokens are explained in RFC 6750.\r\n",
+    ],
+    "plain-cookies": [
+        "Cookie: theme=dark; lang=en-GB\r\n",
+        "Set-Cookie: consent=accepted; Path=/; Max-Age=31536000; SameSite=Lax\r\n",
+    ],
+    "p-flags": [
+        "$ mkdir -p /usr/local/share/app\r\n",
+        "$ docker run -p 8080:80 nginx\r\n",
+        "$ ssh -p 2222 dev@build-host\r\n",
+        "$ psql -h localhost -p 5432 -U postgres\r\n",
+        "$ app login --password-file /run/secrets/db_password\r\n",
+        "$ app login --password $DB_PASSWORD\r\n",
     ],
 }
 

@@ -23,7 +23,7 @@ REPORTS: dict[str, dict[str, Any] | None] = {
     "92": report(True, True, 2, 2, "tier2_mock"),
     "80": report(True, True, 1, 1, "tier3_none"),
     "70": report(True, True, 2, 1, "tier3_none"),
-    "50": report(True, False, 0, 0, "tier3_none"),
+    "no-start": report(True, False, 0, 0, "tier3_none"),  # 30: it went wrong, nothing found
     "40": report(True, False, 2, 1, "tier3_none"),
     "30": report(True, False, 3, 0, "tier1_real"),
     "T": None,
@@ -62,7 +62,7 @@ def run(
         },
         "attempt": attempt,
         "started_at": f"2026-09-{day:02d}T10:00:00Z",
-        "finished_at": f"2026-09-{day:02d}T11:00:00Z",
+        "finished_at": f"2026-09-{day:02d}T10:40:00Z",  # within every budget
         "status": status or ("timeout" if score == "T" else "finished"),
         "invalid_reason": invalid_reason,
         "report": REPORTS[score],

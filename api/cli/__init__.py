@@ -7,7 +7,7 @@ import sys
 import click
 from eventsourcing.persistence import PersistenceError
 
-from api.cli import core, hardware, ledger_commands, logs, methodology, siiq
+from api.cli import core, hardware, ledger_commands, logs, methodology, siiq, sources
 from api.cli.output import Session, emit_error
 from api.services.ingest import IngestRejected
 from api.wiring import Settings
@@ -69,6 +69,9 @@ for command in (
     hardware.hardware_group,
 ):
     cli.add_command(command)
+
+
+methodology.sources_command.add_command(sources.fetch_command)
 
 
 def main() -> None:

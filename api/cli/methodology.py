@@ -98,7 +98,9 @@ def _evidence_lines(copies: dict[str, EvidenceView]) -> list[str]:
 def _editions_human(view: EditionsView) -> str:
     return (
         "\n".join(
-            f"v{e.version}  drafted {e.drafted}  effective since {e.effective_since or '-'}"
+            f"v{e.version}  drafted {e.drafted}"
+            + (f"  decided {e.decided}" if e.decided else "")
+            + f"  effective since {e.effective_since or '-'}"
             + ("  (differs from drafted)" if e.differs_from_drafted else "")
             for e in view.editions
         )
@@ -119,13 +121,16 @@ def _sources_human(view: SourcesView) -> str:
     return "\n".join(f"{s.source_type:18} {s.status:22} {s.projects_tested}" for s in view.sources)
 
 
-@click.command("sources")
+@click.group("sources", invoke_without_command=True)
 @as_of_option
 @json_option
 @pass_session
-def sources_command(session: Session, as_of: int | None, as_json: bool) -> None:
-    """What a tested project can be, and which sources are in use (section 6a)."""
-    emit(session.argusic.methodology.sources(as_of), _sources_human)
+@click.pass_context
+def sources_command(ctx: click.Context, session: Session, as_of: int | None, as_json: bool) -> None:
+    """What a tested project can be, and which sources are in use (section 6a); with
+    `fetch`, SI-IQ's data sources."""
+    if ctx.invoked_subcommand is None:
+        emit(session.argusic.methodology.sources(as_of), _sources_human)
 
 
 def _trace_human(view: TraceView) -> str:

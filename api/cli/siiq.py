@@ -1,4 +1,4 @@
-"""`argusic siiq calibrate | index | recompute`."""
+"""`argusic siiq calibrate | update | report | index | recompute`."""
 
 from __future__ import annotations
 
@@ -9,6 +9,8 @@ import click
 
 from api.cli.output import Session, emit, json_option, pass_session
 from api.services.calibrate import calibrate_files, recompute_document
+from api.services.siiq_report import report_markdown, siiq_report
+from api.services.siiq_update import UpdateReport, update_siiq
 from domain.siiq.index import IndexDocument
 from domain.siiq.records import CalibrationSummary
 
@@ -46,6 +48,31 @@ def calibrate_command(
     """Calibrate SI-IQ (section 3) and record it, accepted or rejected, in the ledger."""
     summary = calibrate_files(session.argusic.ledger, results, benchmarks, reference)
     emit(summary, _calibration_human)
+
+
+def _update_human(report: UpdateReport) -> str:
+    if report.calibration is None:
+        return f"no calibration run: {report.reason}"
+    return _calibration_human(report.calibration)
+
+
+@siiq.command("update")
+@json_option
+@pass_session
+def update_command(session: Session, as_json: bool) -> None:
+    """Run the first calibration from the latest source snapshots when none is in force
+    (section 3), and record it, accepted or rejected."""
+    emit(update_siiq(session.argusic.ledger), _update_human)
+
+
+@siiq.command("report")
+@json_option
+@pass_session
+def report_command(session: Session, as_json: bool) -> None:
+    """The real data under the method: which reference members have results, the calibration
+    outcome with every reason, the ranking when one is in force (Markdown without --json)."""
+    argusic = session.argusic
+    emit(siiq_report(argusic.ledger, argusic.clock().date()), report_markdown)
 
 
 def _index_human(document: IndexDocument) -> str:

@@ -35,6 +35,7 @@ def create_app(argusic: Argusic) -> Litestar:
             "ledger_queries": provided(argusic.ledger_queries),
             "methodology": provided(argusic.methodology),
             "siiq": provided(argusic.siiq),
+            "sources": provided(argusic.sources),
             "evidence_store": provided(argusic.store),
         },
         exception_handlers=exception_handlers(),

@@ -1,14 +1,17 @@
-"""SI-IQ over HTTP: the published index and a model's page."""
+"""SI-IQ over HTTP: the published index, a model's page, the evidence file (every input row as
+published) and the status document (each source's last snapshot and failure)."""
 
 from __future__ import annotations
 
-from litestar import Router, get
+from litestar import Response, Router, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery
 
 from api.services.queries import SiiqQueries
+from api.services.sources import SourcesQueries
 from api.web import page
 from domain.siiq.index import IndexDocument, ModelPage
+from projections.siiq_sources import StatusDocument
 
 
 @get("/data/index.json", sync_to_thread=True)
@@ -33,4 +36,22 @@ def siiq_model(
     return siiq.model(slug.lstrip("/"), as_of)
 
 
-router = Router("/", route_handlers=[index_json, siiq_index, siiq_model])
+@get("/data/evidence.jsonl", sync_to_thread=True)
+def evidence_jsonl(
+    sources: NamedDependency[SourcesQueries], as_of: FromQuery[int | None] = None
+) -> Response[bytes]:
+    """SI-IQ section 8: every input row as it appeared at its source, a JSON object a line."""
+    return Response(sources.evidence(as_of), media_type="application/jsonl")
+
+
+@get("/status.json", sync_to_thread=True)
+def status_json(
+    sources: NamedDependency[SourcesQueries], as_of: FromQuery[int | None] = None
+) -> StatusDocument:
+    """SI-IQ section 8: each source's last good file and its failure, if it is failing."""
+    return sources.status(as_of)
+
+
+router = Router(
+    "/", route_handlers=[index_json, siiq_index, siiq_model, evidence_jsonl, status_json]
+)

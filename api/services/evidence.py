@@ -1,10 +1,12 @@
-"""The served copies of a run's evidence (methodology section 17): each file streamed through
-the transforms into the evidence store as it is read, once; the domain decides what is
-recorded of it (`domain.evidence.withholding`)."""
+"""A run's evidence as it arrives (methodology section 17), in one pass over each file: its
+arrival fingerprint taken, security redaction applied before anything is written (the stored
+layer is the redacted file), then generated-key masking and neutral branding into the served
+copy. The domain decides what is recorded of it (`domain.evidence.withholding`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import hashlib
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import NamedTuple
 
@@ -12,12 +14,13 @@ from api.services.ports import Banners, EvidenceStore
 from domain.events import EvidenceTransformed, Fingerprint, RecordingWithheld, RerunRequested
 from domain.evidence.asciicast import RecordingError
 from domain.evidence.masking import Withhold
-from domain.evidence.pipeline import Applied, Derivation, section_17
+from domain.evidence.pipeline import Applied, Derivation, presentation, security_redaction
 from domain.evidence.withholding import transformed, withhold
 
 
 class DerivedFile(NamedTuple):
-    """One file as received: its fingerprint, and the transforms applied or why withheld."""
+    """One file as received: its arrival fingerprint, the transforms applied (the security
+    redaction, from the arrival to the stored file, always), or why it is withheld."""
 
     raw: Fingerprint
     applied: list[Applied]
@@ -26,66 +29,102 @@ class DerivedFile(NamedTuple):
     def events(
         self, run_id: str, kind: str
     ) -> list[EvidenceTransformed | RecordingWithheld | RerunRequested]:
+        events = transformed(run_id, kind, self.applied)
         if self.withheld is not None:
-            return withhold(run_id, kind, self.raw.sha256, self.withheld)
-        return transformed(run_id, kind, self.applied)
+            events += withhold(run_id, kind, self.raw.sha256, self.withheld)
+        return events
 
 
-class _Served(NamedTuple):
-    applied: list[Applied]
-    withheld: str | None
+class _Arrival:
+    """A source file's chunks, hashed as they pass."""
+
+    def __init__(self, chunks: Iterable[bytes]) -> None:
+        self.digest, self.size = hashlib.sha256(), 0
+        self._chunks = self._passing(chunks)
+
+    def _passing(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
+        for chunk in chunks:
+            self.digest.update(chunk)
+            self.size += len(chunk)
+            yield chunk
+
+    def __iter__(self) -> Iterator[bytes]:
+        return self._chunks
+
+    def fingerprint(self) -> Fingerprint:
+        for _ in self._chunks:  # what the reader left
+            pass
+        return Fingerprint(sha256=self.digest.hexdigest(), bytes=self.size)
+
+
+def _tapped(chunks: Iterable[bytes], write: Callable[[bytes], None]) -> Iterator[bytes]:
+    for chunk in chunks:
+        write(chunk)
+        yield chunk
 
 
 class EvidenceIntake:
-    """Receives evidence files, each read once per intake however many runs name it: stored
-    as it came and, when asked, derived into its served copy in the same pass. A file derived
-    before with the same model key and harness is not derived again."""
+    """Receives evidence files, each read once per intake however many runs name it with the
+    same model key and harness (another key means another redaction: the file is read again)."""
 
     def __init__(self, store: EvidenceStore, banners: Banners) -> None:
         self.store, self.banners = store, banners
-        self.received: dict[Path, Fingerprint] = {}
-        self.served: dict[tuple[str, str, str | None, str], _Served] = {}
+        self.arrived: dict[Path, Fingerprint] = {}
+        self.received: dict[tuple[Path, str, str | None, str], DerivedFile] = {}
 
     def fingerprints(self, files: Mapping[str, Path]) -> dict[str, Fingerprint]:
-        """Each file stored as it came, without a served copy."""
+        """Each file's arrival fingerprint, nothing stored (a run recorded before)."""
         found = {}
         for kind, path in files.items():
-            if path not in self.received:
-                with self.store.receive(path) as arrival:
-                    pass
-                self.received[path] = arrival.fingerprint
-            found[kind] = self.received[path]
+            if path not in self.arrived:
+                self.arrived[path] = _Arrival(self.store.source(path)).fingerprint()
+            found[kind] = self.arrived[path]
         return found
 
     def derive(
         self, files: Mapping[str, Path], harness: str, model_key: str | None
     ) -> dict[str, DerivedFile]:
-        """Each file stored as it came and its served copy derived (section 17)."""
+        """Each file received: stored redacted, and derived into its served copy."""
         derived = {}
         for kind, path in files.items():
-            raw = self.received.get(path)
-            if raw is None:
-                with self.store.receive(path) as arrival:
-                    served = self._serve(arrival, kind, harness, model_key)
-                raw = self.received[path] = arrival.fingerprint
-                self.served[raw.sha256, kind, model_key, harness] = served
-            key = (raw.sha256, kind, model_key, harness)
-            if key not in self.served:
-                self.served[key] = self._serve(
-                    self.store.read(raw.sha256), kind, harness, model_key
-                )
-            derived[kind] = DerivedFile(raw, *self.served[key])
+            key = (path, kind, model_key, harness)
+            if key not in self.received:
+                self.received[key] = self._receive(path, kind, harness, model_key)
+                self.arrived[path] = self.received[key].raw
+            derived[kind] = self.received[key]
         return derived
 
-    def _serve(
-        self, chunks: Iterable[bytes], kind: str, harness: str, model_key: str | None
-    ) -> _Served:
-        derivation = Derivation(section_17([model_key] if model_key else [], self.banners(harness)))
-        derive = derivation.cast if kind == "cast" else derivation.log
+    def _receive(self, path: Path, kind: str, harness: str, model_key: str | None) -> DerivedFile:
+        keys = [model_key] if model_key else []
         try:
-            self.store.put_stream(derive(chunks))
+            return self._pass(path, kind, keys, self.banners(harness))
         except RecordingError as e:
-            return _Served([], f"the recording cannot be parsed: {e}")
-        except Withhold as e:
-            return _Served([], e.reason)
-        return _Served(derivation.applied(), None)
+            # Not a recording, so not shown safe: kept redacted as plain text, and withheld.
+            stored = self._pass(path, "log", keys, None)
+            return stored._replace(withheld=f"the recording cannot be parsed: {e}")
+
+    def _pass(
+        self, path: Path, kind: str, keys: list[str], banners: list[str] | None
+    ) -> DerivedFile:
+        """One read of the file: arrival -> security redaction -> stored, then (with `banners`)
+        -> presentation -> served; a served copy that cannot be shown safe is withheld, and the
+        stored layer is kept whole in every case."""
+        arrival = _Arrival(self.store.source(path))
+        redacting = Derivation(security_redaction(keys))
+        presenting = None if banners is None else Derivation(presentation(banners))
+        withheld = None
+        with self.store.storing() as stored:
+            redacted = _tapped(_stream(redacting, kind, arrival), stored.write)
+            try:
+                if presenting is not None:
+                    self.store.put_stream(_stream(presenting, kind, redacted))
+            except Withhold as e:
+                withheld = e.reason
+            for _ in redacted:
+                pass
+        served = [] if presenting is None or withheld else presenting.applied()
+        return DerivedFile(arrival.fingerprint(), redacting.applied() + served, withheld)
+
+
+def _stream(derivation: Derivation, kind: str, chunks: Iterable[bytes]) -> Iterator[bytes]:
+    return derivation.cast(chunks) if kind == "cast" else derivation.log(chunks)

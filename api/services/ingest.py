@@ -12,9 +12,9 @@ from api.services.evidence import EvidenceIntake
 from api.services.ports import Banners, EvidenceStore
 from api.services.record_run import run_events
 from domain.editions import EditionRecord, draft_edition
-from domain.environment_qa import ReviewRecord, clear_review
+from domain.environment_qa import ReviewRecord, review_project
 from domain.errors import InvalidInput, Rejected
-from domain.events import DomainEvent, EditionDrafted
+from domain.events import DomainEvent
 from domain.runs import RunRecord
 from ledger.ledger import Ledger, NewEvent, RecordedEvent
 from projections.methodology import Methodology, MethodologyProjection
@@ -87,19 +87,13 @@ class Intake:
         match record:
             case EditionRecord():
                 edition = self.state.editions.get(record.version)
-                recorded = (
-                    None
-                    if edition is None
-                    else EditionDrafted(
-                        version=edition.version, drafted=edition.drafted, summary=edition.summary
-                    )
-                )
-                events = draft_edition(record, recorded)
+                events = draft_edition(record, None if edition is None else edition.event)
             case RunRecord():
                 events = run_events(record, folder, self.state, self.evidence)
             case ReviewRecord():
-                under_review = record.project in self.state.projects_under_review()
-                events = clear_review(record, under_review)
+                under_review = record.project in self.state.under_review(record.cycle)
+                failed = self.state.failed_runs(record.cycle, record.project)
+                events = review_project(record, under_review, failed)
         for event in events:
             self.position += 1
             self.projection.apply(self.state, _pending(self.position, event))

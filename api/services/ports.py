@@ -9,26 +9,28 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from domain.events import Fingerprint
+from domain.siiq.snapshots import Answer
 
 
-@runtime_checkable
-class Arrival(Protocol):
-    """A source file read once, stored as it is read (see `EvidenceStore.receive`)."""
+class Writer(Protocol):
+    """A file being stored: its bytes written in order, its fingerprint known once it ends."""
 
-    def __iter__(self) -> Iterator[bytes]: ...
+    def write(self, chunk: bytes) -> None: ...
 
     @property
-    def fingerprint(self) -> Fingerprint:
-        """The SHA-256 and size of every byte of the file, known once the arrival ended."""
-        ...
+    def fingerprint(self) -> Fingerprint | None: ...
 
 
 @runtime_checkable
 class EvidenceStore(Protocol):
     """Content-addressed evidence: every file kept whole under its SHA-256, never changed."""
 
-    def receive(self, source: Path) -> AbstractContextManager[Arrival]:
-        """Read `source` once, storing what the reader takes and then what it leaves."""
+    def source(self, path: Path) -> Iterator[bytes]:
+        """A file to be received (an evidence file a record names), in chunks."""
+        ...
+
+    def storing(self) -> AbstractContextManager[Writer]:
+        """Store the bytes written, under their SHA-256, when the block ends without an error."""
         ...
 
     def put_stream(self, chunks: Iterable[bytes]) -> Fingerprint: ...
@@ -38,3 +40,18 @@ class EvidenceStore(Protocol):
 
 Banners = Callable[[str], list[str]]
 """A harness's start-up banner patterns (section 17, neutral branding)."""
+
+
+class SourceReading(Protocol):
+    """Reads one configured SI-IQ source address now (SI-IQ section 8): conditionally on the
+    validators and SHA-256 of the file held as current, archiving what comes; never raises for
+    a source's failure, which the `Answer` carries."""
+
+    def read(
+        self,
+        source: str,
+        address: str,
+        etag: str | None,
+        last_modified: str | None,
+        current: str | None,
+    ) -> Answer: ...

@@ -33,11 +33,15 @@ def evidence_files(record: RunRecord, folder: Path) -> dict[str, Path]:
 
 
 def run_events(
-    record: RunRecord, folder: Path, state: Methodology, intake: EvidenceIntake
+    record: RunRecord,
+    folder: Path,
+    state: Methodology,
+    intake: EvidenceIntake,
+    budget_minutes: float | None = None,
 ) -> list[DomainEvent]:
-    """Methodology sections 7, 8 and 17: what recording this run appends: the run, then each
+    """Methodology sections 4, 7, 8 and 17: what recording this run appends: the run, then each
     file's transforms (or its withholding) and the quoted text as pages show it; nothing for a
-    run already recorded the same way."""
+    run already recorded the same way. `budget_minutes` is the orchestrator's, when it ran it."""
     files = evidence_files(record, folder)
     known = state.runs.get(record.run_id)
     if known is not None:
@@ -46,7 +50,16 @@ def run_events(
         return []
     derived = intake.derive(files, record.agent.harness, record.model_key)
     evidence = Evidence(**{kind: d.raw for kind, d in derived.items()})
-    (run,) = admit_run(record, evidence, set(state.editions), None)
+    members = state.set_members((record.agent.id, record.project.id, record.cycle))
+    first_of_set = members[0].event if members else None
+    (run,) = admit_run(
+        record,
+        evidence,
+        set(state.editions),
+        None,
+        first_of_set=first_of_set,
+        budget_minutes=budget_minutes,
+    )
     events: list[DomainEvent] = [run]
     for kind, file in derived.items():
         events += file.events(run.run_id, kind)
@@ -54,11 +67,18 @@ def run_events(
 
 
 def record_run(
-    record: RunRecord, folder: Path, *, ledger: Ledger, store: EvidenceStore, banners: Banners
+    record: RunRecord,
+    folder: Path,
+    *,
+    ledger: Ledger,
+    store: EvidenceStore,
+    banners: Banners,
+    budget_minutes: float | None = None,
 ) -> list[RecordedEvent]:
     """Record one run and its evidence in one atomic append; returns what was appended."""
     state = ProjectionReader(ledger, MethodologyProjection()).latest()
-    events = run_events(record, folder, state, EvidenceIntake(store, banners))
+    intake = EvidenceIntake(store, banners)
+    events = run_events(record, folder, state, intake, budget_minutes)
     if not events:
         return []
     checkpoint = ledger.append(ledger.next_versions(events))

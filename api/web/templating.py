@@ -31,6 +31,11 @@ def fixed(value: float | None, digits: int = 1) -> str:
     return "none" if value is None else f"{value:.{digits}f}"
 
 
+def plain(value: float) -> str:
+    """A quantity as short as it is exact enough: 90.0 as 90, 0.5 as 0.5."""
+    return f"{value:g}"
+
+
 def percent(value: float) -> str:
     """A fraction from 0 to 1 for reading, as a percentage with one decimal."""
     return f"{value:.1%}"
@@ -79,6 +84,7 @@ def environment(store: EvidenceStore) -> Environment:
     )
     env.filters["fixed"] = fixed
     env.filters["percent"] = percent
+    env.filters["plain"] = plain
     env.globals["served_text"] = partial(served_text, store)
     env.globals["with_query"] = with_query
     env.globals["benchmark_plot"] = benchmark_plot

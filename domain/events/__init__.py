@@ -15,30 +15,44 @@ from domain.events.methodology import (
     Pool,
     Project,
     ProjectReviewCleared,
+    ProjectReviewed,
     Report,
     RerunRequested,
     RunRecorded,
     RunStatus,
+    RunVoided,
     SourceType,
     TestDepth,
 )
 from domain.events.siiq import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
+from domain.events.sources import (
+    AliasApproved,
+    SourceSnapshotRecorded,
+    SourceTableRecorded,
+    TableSummary,
+)
 
 DomainEvent = (
     EditionDrafted
     | RunRecorded
     | ProjectReviewCleared
+    | ProjectReviewed
+    | RunVoided
     | EvidenceTransformed
     | RecordingWithheld
     | RerunRequested
     | SiiqInputsRecorded
     | CalibrationAccepted
     | CalibrationRejected
+    | SourceSnapshotRecorded
+    | SourceTableRecorded
+    | AliasApproved
 )
 """The tagged union the ledger decodes; extend it with every new event type."""
 
 __all__ = [
     "Agent",
+    "AliasApproved",
     "AttemptKind",
     "CalibrationAccepted",
     "CalibrationRejected",
@@ -53,13 +67,18 @@ __all__ = [
     "Pool",
     "Project",
     "ProjectReviewCleared",
+    "ProjectReviewed",
     "RecordingWithheld",
     "Report",
     "RerunRequested",
     "RunRecorded",
     "RunStatus",
+    "RunVoided",
     "SiiqInputsRecorded",
+    "SourceSnapshotRecorded",
+    "SourceTableRecorded",
     "SourceType",
+    "TableSummary",
     "TestDepth",
     "Text",
     "Value",

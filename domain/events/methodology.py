@@ -25,7 +25,7 @@ SourceType = Literal[
 
 Pool = Literal["public", "secret"]
 AttemptKind = Literal["standard", "retry", "stronger"]
-RunStatus = Literal["finished", "timeout", "invalid"]
+RunStatus = Literal["finished", "timeout", "invalid", "cancelled"]
 TestDepth = Literal["tier1_real", "tier2_mock", "tier3_none"]
 
 
@@ -35,6 +35,9 @@ class EditionDrafted(Event, frozen=True):
     version: str
     drafted: date
     summary: str
+    decided: date | None = None
+    """The day the edition's rules were decided, where the changelog gives it apart from the
+    day they were written down (v0.2 to v0.4)."""
 
     @property
     def stream(self) -> str:
@@ -94,6 +97,11 @@ class RunRecorded(Event, frozen=True):
     invalid_reason: str | None
     report: Report | None
     evidence: Evidence
+    image_digest: str | None = None
+    """v1.1: the digest of the machine image the run used."""
+    budget_minutes: float | None = None
+    """Section 7, point 3: the time budget assigned by the edition in force (or configured for
+    the orchestrator that ran it); runs recorded before it was stored read it from the edition."""
 
     @property
     def stream(self) -> str:
@@ -101,7 +109,8 @@ class RunRecorded(Event, frozen=True):
 
 
 class ProjectReviewCleared(Event, frozen=True):
-    """A person reviewed a project put under review and cleared it (methodology section 15)."""
+    """A person reviewed a project put under review and cleared it (methodology section 15), in
+    every cycle: recorded before reviews named a cycle and a finding (`ProjectReviewed`)."""
 
     project_id: Text
     reviewer: Text
@@ -112,8 +121,37 @@ class ProjectReviewCleared(Event, frozen=True):
         return streams.review(self.project_id)
 
 
+class ProjectReviewed(Event, frozen=True):
+    """A person reviewed a project under review in one cycle (methodology section 15), and found
+    the fault in the environment (its failed runs there are voided and run again) or in the
+    project (its failures stand)."""
+
+    project_id: Text
+    cycle: str
+    finding: Literal["environment", "project"]
+    reviewer: Text
+    note: str
+
+    @property
+    def stream(self) -> str:
+        return streams.review(self.project_id)
+
+
+class RunVoided(Event, frozen=True):
+    """A recorded run is set aside after the fact, with the reason (an environment fault found
+    by a review, a dispute upheld against us); it is never counted, and its evidence stays."""
+
+    run_id: Text
+    reason: str
+
+    @property
+    def stream(self) -> str:
+        return streams.run(self.run_id)
+
+
 class RerunRequested(Event, frozen=True):
-    """Section 17: a run whose evidence was withheld is run again."""
+    """A recorded run is to be run again (section 17: its evidence withheld; section 15: an
+    environment fault; section 19: a dispute); the rerun replaces it."""
 
     run_id: Text
     reason: str

@@ -36,12 +36,18 @@ class Applied(msgspec.Struct, frozen=True, kw_only=True):
     counts: dict[str, int]
 
 
-def section_17(model_keys: Iterable[str], banners: Iterable[str]) -> list[Transform]:
-    """Security redaction, then generated-key masking, then neutral branding."""
+def security_redaction(model_keys: Iterable[str]) -> list[Transform]:
+    """Section 17, applied as the bytes arrive, before anything is stored: credentials."""
     return [
         Transform(
             redaction.NAME, redaction.VERSION, Stage(redaction.CredentialFinder(list(model_keys)))
-        ),
+        )
+    ]
+
+
+def presentation(banners: Iterable[str]) -> list[Transform]:
+    """Section 17, on the served copy only: generated-key masking, then neutral branding."""
+    return [
         Transform(
             generated_keys.NAME,
             generated_keys.VERSION,
@@ -51,6 +57,11 @@ def section_17(model_keys: Iterable[str], banners: Iterable[str]) -> list[Transf
             branding.NAME, branding.VERSION, Stage(branding.BannerFinder(list(banners)), mask=" ")
         ),
     ]
+
+
+def section_17(model_keys: Iterable[str], banners: Iterable[str]) -> list[Transform]:
+    """Security redaction, then generated-key masking, then neutral branding."""
+    return security_redaction(model_keys) + presentation(banners)
 
 
 class _Outputs:
@@ -172,7 +183,9 @@ class Derivation:
     def _header(self, header: dict[str, Any], first: bytes) -> bytes:
         """Credentials in the header's strings (a command, a title, an environment value) are
         redacted; the other transforms concern the terminal text only."""
-        redact = [self.transforms[0].stage]
+        redact = [t.stage for t in self.transforms if t.name == redaction.NAME]
+        if not redact:
+            return first
 
         def clean(value: Any) -> Any:
             if isinstance(value, str):

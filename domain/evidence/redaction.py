@@ -37,11 +37,22 @@ PATTERNS: dict[str, str] = {
     # and aws configure's "Secret Access Key [None]: " among them): the value.
     "secret_assignment": "(?i:" + "|".join(ASSIGNED_WORDS) + ")"
     r"[A-Za-z0-9_ ]{0,40}?['\"]?(?:[ \t]*\[[^\]\n]{0,40}\])?[ \t]*[=:][ \t]*['\"]?([^\s'\"]{12,})",
+    # Authorization: Bearer <opaque token> / Basic <base64 of user:password>.
+    "authorization": r"(?i:bearer|basic)[ \t]+([A-Za-z0-9._~+/=-]{12,})",
+    # Cookie: / Set-Cookie: headers: each value of the line is judged on its own.
+    "cookie_header": r"(?i:set-cookie|cookie)[ \t]*:[ \t]*([^\r\n]{1,1000})",
+    # --password VALUE, --passwd=VALUE, -pVALUE, -p VALUE (mysql and friends).
+    "password_argument": r"(?:--pass(?:word|wd)?(?:[ \t]+|=)|[ \t]-p[ \t]*)([^\s'\"-][^\s'\"]{7,})",
 }
 """Credential forms; a match (its group, where it has one) is masked."""
-GUESSED = frozenset({"sk_key", "url_credential", "secret_assignment"})
+GUESSED = frozenset(
+    {"sk_key", "url_credential", "secret_assignment", "authorization", "password_argument"}
+)
 """Forms no vendor's prefix identifies: masked only when the value looks random; the others
 are masked on sight."""
+LOOKED_INSIDE = frozenset({"secret_assignment", "authorization", "password_argument"})
+"""Forms whose value, when it is not a secret itself (a URL, a word), may hold one."""
+COOKIE = re.compile(r"([^=;\s]+)=([^;\s]+)")
 
 MIN_ENTROPY = 3.0
 """Bits per character a credential-form match must reach: keys are random, look-alikes are not."""
@@ -151,9 +162,11 @@ class CredentialFinder:
             if form == "run_model_key":
                 start, end = self._whole_key(text, start, end)
                 spans.append(Span(offset + start, offset + end, form))
+            elif form == "cookie_header":
+                spans += self._cookie_values(value, offset + start)
             elif kind := self._secret(form, text[match.start() : start], value):
                 spans.append(Span(offset + start, offset + end, kind))
-            elif form == "secret_assignment":  # a URL, a word: a credential may be inside it
+            elif form in LOOKED_INSIDE:  # a URL, a word: a credential may be inside it
                 spans += self(value, offset + start).spans
         return Found(spans, None)
 
@@ -164,6 +177,18 @@ class CredentialFinder:
         if form == "secret_assignment":
             return form if "://" not in value and assigned_secret(name, value) else None
         return form if form not in GUESSED or random_enough(value) else None
+
+    def _cookie_values(self, line: str, offset: int) -> list[Span]:
+        """A cookie header's session values: each one that is the run's key or looks random."""
+        spans = []
+        for pair in COOKIE.finditer(line):
+            start, end = pair.span(2)
+            value = line[start:end]
+            if (self.known and self.known.search(value)) or random_enough(value):
+                spans.append(Span(offset + start, offset + end, "cookie_value"))
+            else:
+                spans += self(value, offset + start).spans
+        return spans
 
     def _whole_key(self, text: str, start: int, end: int) -> tuple[int, int]:
         """A fragment of the key, extended over as much of the key as the text goes on with."""

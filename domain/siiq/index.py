@@ -11,6 +11,7 @@ import numpy as np
 
 from domain.errors import NotFound
 from domain.siiq import METHOD_VERSION
+from domain.siiq.attributions import Attribution
 from domain.siiq.calibration import Calibration, CalibrationCheckFailed, calibrate
 from domain.siiq.data import Observations
 from domain.siiq.kappa import kappa
@@ -21,6 +22,7 @@ from domain.siiq.records import (
     CalibrationSummary,
     Result,
 )
+from domain.siiq.reference_group import every_missing_member
 from domain.siiq.scores import (
     Eligibility,
     Parameters,
@@ -48,7 +50,7 @@ def run_calibration(
         left_out = dict.fromkeys(invalid, "invalid configuration") | rejected.dropped
         return _summary(
             False,
-            rejected.reason,
+            every_missing_member(obs, group, rejected) or rejected.reason,
             main=None,
             benchmarks=benchmarks,
             left_out=left_out,
@@ -157,6 +159,7 @@ class IndexDocument(msgspec.Struct, frozen=True, kw_only=True):
     version: str
     calibration: CalibrationSummary
     models: list[ModelEntry]
+    attributions: list[Attribution] = msgspec.field(default_factory=list)
 
 
 def calibrated_parameters(summary: CalibrationSummary) -> tuple[list[Benchmark], Parameters]:

@@ -12,8 +12,16 @@ PRODUCT_WORDS = frozenset(
     {"vl", "mini", "pro", "nano", "flash", "lite", "max", "ultra", "plus", "turbo"}
 )
 RUN_SETTING = re.compile(
-    r"\s*\((?:minimal|low|medium|high|xhigh|max|thinking|no thinking|\d+k?)\)\s*$", re.I
+    r"\s*\((?:"
+    r"(?:minimal|low|medium|high|xhigh|max|none|default)(?: effort| reasoning)?"
+    r"|(?:no|default|\d+k?) think(?:ing)?(?: tokens| budget)?"
+    r"|thinking|\d+k"
+    r"|fc|prompt"
+    r")\)\s*$",
+    re.I,
 )
+"""Explicit run settings written after a name: a reasoning effort ("(high)"), a thinking budget
+("(32k thinking)", "(no think)"), BFCL's calling mode ("(FC)", "(Prompt)")."""
 
 
 class ProviderRun(NamedTuple):

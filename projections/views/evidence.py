@@ -16,11 +16,14 @@ class EvidenceView(msgspec.Struct, frozen=True, kw_only=True):
     """One of a run's files as served (section 17): fingerprints and the transforms applied."""
 
     raw_sha256: str
+    """The file as it arrived."""
     served_sha256: str | None
     transforms: list[str]
     counts: dict[str, int]
     key_material_masked: bool
     withheld: str | None
+    stored_sha256: str | None = None
+    """The file as kept: security-redacted before it was written (section 17)."""
 
 
 class ServedCopy(msgspec.Struct, frozen=True, kw_only=True):
@@ -44,6 +47,7 @@ def evidence_views(state: Methodology, run_id: str) -> dict[str, EvidenceView]:
             counts=copy.counts,
             key_material_masked=copy.counts.get("private_key_body", 0) > 0,
             withheld=copy.withheld,
+            stored_sha256=copy.stored_sha256,
         )
         for kind, copy in state.evidence.get(run_id, {}).items()
     }

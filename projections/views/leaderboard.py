@@ -57,12 +57,22 @@ def _cells(standing: Standing, runs: dict[str, list[str]]) -> list[ProjectCell]:
 
 
 def leaderboard_view(state: Methodology, as_of: int, cycle: str) -> LeaderboardView:
+    """Sections 6a, 9 and 10: the cycle's valid runs of source types in use, by agent."""
+    in_use = state.sources_in_use()
     scored = [
         ScoredRun(
-            j.event.agent.id, j.event.project.id, j.lines.total, passed(j.outcome), j.event.run_id
+            j.event.agent.id,
+            j.event.project.id,
+            j.lines.total,
+            passed(j.outcome),
+            j.event.attempt == "stronger",
+            j.event.run_id,
         )
         for j in state.judged()
-        if j.event.cycle == cycle and j.outcome is not None and j.lines is not None
+        if j.event.cycle == cycle
+        and j.outcome is not None
+        and j.lines is not None
+        and j.event.project.source_type in in_use
     ]
     runs: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
     for run in scored:
@@ -77,6 +87,6 @@ def leaderboard_view(state: Methodology, as_of: int, cycle: str) -> LeaderboardV
             excluded=[ExcludedRow(e.project, e.reason) for e in s.excluded],
             projects=_cells(s, runs[s.agent]),
         )
-        for s in leaderboard(scored, state.projects_under_review())
+        for s in leaderboard(scored, state.under_review(cycle))
     ]
     return LeaderboardView(cycle=cycle, as_of=as_of, rows=rows)

@@ -8,13 +8,14 @@ from fractions import Fraction
 
 import msgspec
 
+from domain.environment_qa import Finding
 from domain.errors import NotFound
 from domain.events import AttemptKind
 from domain.evidence.quoting import house_punctuation
 from domain.scoring import Outcome
 from domain.spread import is_unstable, middle, spread
 from domain.verdict import Attempt, Verdict, verdict
-from projections.methodology import Judged, Methodology, Review, SetKey, set_key
+from projections.methodology import Judged, Methodology, SetKey, set_key
 
 
 class AttemptRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -38,17 +39,27 @@ class SetRow(msgspec.Struct, frozen=True, kw_only=True):
     unstable: bool
 
 
+class ReviewRow(msgspec.Struct, frozen=True, kw_only=True):
+    cycle: str
+    position: int
+    finding: Finding
+    reviewer: str
+    note: str
+
+
 class ProjectView(msgspec.Struct, frozen=True, kw_only=True):
     project: str
     as_of: int
     description_shown: str | None
     """The repository's description as the page shows it (section 17, quoted text)."""
-    verdict: Verdict
+    verdict: Verdict | None
+    """None for a project of a source type not started (section 6a: no verdict shown)."""
     under_review: bool
     attempts: list[AttemptRow]
     sets: list[SetRow]
-    reviews: list[Review] = msgspec.field(default_factory=list)
-    """Section 15: every review that cleared the project, in ledger order."""
+    under_review_in: list[str] = msgspec.field(default_factory=list)
+    """The cycles in which it is under review (section 15)."""
+    reviews: list[ReviewRow] = msgspec.field(default_factory=list)
 
 
 def set_scores(members: list[Judged]) -> list[Fraction]:
@@ -84,8 +95,12 @@ def _attempt_row(judged: Judged) -> AttemptRow:
     )
 
 
-def project_verdict(runs: list[Judged]) -> Verdict:
-    """Section 11 over a project's runs in ledger order (the valid ones are its attempts)."""
+def project_verdict(state: Methodology, runs: list[Judged]) -> Verdict | None:
+    """Section 11 over a project's runs in ledger order (its valid ones are its attempts);
+    none for a source type not started (section 6a)."""
+    latest = max(runs, key=lambda j: j.run.position).event.project
+    if latest.source_type not in state.sources_in_use():
+        return None
     return verdict(
         [
             Attempt(j.event.attempt, j.event.edition, j.outcome)
@@ -102,18 +117,28 @@ def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView
     sets: dict[SetKey, list[Judged]] = defaultdict(list)
     for judged in runs:
         sets[set_key(judged.event)].append(judged)
-    description = max(runs, key=lambda j: j.run.position).event.project.description
+    latest = max(runs, key=lambda j: j.run.position).event.project
+    cycles = sorted({j.event.cycle for j in runs})
+    under_review_in = [c for c in cycles if project_id in state.under_review(c)]
+    reviews = state.reviews.get(project_id, {})
     return ProjectView(
         project=project_id,
         as_of=as_of,
-        description_shown=description and house_punctuation(description),
-        verdict=project_verdict(runs),
-        under_review=project_id in state.projects_under_review(),
+        description_shown=latest.description and house_punctuation(latest.description),
+        verdict=project_verdict(state, runs),
+        under_review=bool(under_review_in),
+        under_review_in=under_review_in,
+        reviews=[
+            ReviewRow(
+                cycle=c, position=r.position, finding=r.finding, reviewer=r.reviewer, note=r.note
+            )
+            for c in sorted(reviews)
+            for r in reviews[c]
+        ],
         attempts=[_attempt_row(j) for j in runs],
         sets=[
             set_row(key, scores)
             for key, members in sorted(sets.items())
             if (scores := set_scores(members))
         ],
-        reviews=state.reviews.get(project_id, []),
     )

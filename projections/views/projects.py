@@ -16,7 +16,8 @@ from projections.views.project import project_verdict
 class ProjectRow(msgspec.Struct, frozen=True, kw_only=True):
     project: str
     source_type: SourceType
-    verdict: Verdict
+    verdict: Verdict | None
+    """None for a source type not started (section 6a)."""
     attempts: int
     valid_attempts: int
     under_review: bool
@@ -31,12 +32,13 @@ def projects_view(state: Methodology, as_of: int) -> ProjectsView:
     runs: dict[str, list[Judged]] = defaultdict(list)
     for judged in state.judged():
         runs[judged.event.project.id].append(judged)
-    under_review = state.projects_under_review()
+    cycles = {j.event.cycle for attempts in runs.values() for j in attempts}
+    under_review = set().union(*(state.under_review(cycle) for cycle in cycles))
     rows = [
         ProjectRow(
             project=project,
             source_type=attempts[-1].event.project.source_type,
-            verdict=project_verdict(attempts),
+            verdict=project_verdict(state, attempts),
             attempts=len(attempts),
             valid_attempts=sum(j.outcome is not None for j in attempts),
             under_review=project in under_review,

@@ -7,9 +7,9 @@ import msgspec
 
 from domain.events import RunRecorded
 from domain.evidence.quoting import house_punctuation
-from domain.runs import time_budget_minutes
+from domain.runs import budget
 from domain.scoring import Outcome, ScoreLines
-from domain.source_types import VerifiedBehaviour, verified_behaviour
+from domain.source_types import verified_claim
 from projections.methodology import Methodology
 from projections.views.evidence import EvidenceView, evidence_views
 
@@ -29,7 +29,7 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     as_of: int
     position: int
     run: RunRecorded
-    time_budget_minutes: int
+    time_budget_minutes: float
     valid: bool
     invalid_reason: str | None
     outcome: Outcome | None
@@ -38,8 +38,8 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     evidence: dict[str, EvidenceView]
     rerun_requested: str | None
     final_state_shown: str | None
-    verified_behaviour: VerifiedBehaviour
-    """Section 6a: what a pass verifies for this kind of project, in the seed's words."""
+    verified_claim: str
+    """Section 6a: what a pass of this run verifies, in the seed's words."""
 
 
 def score_lines_row(lines: ScoreLines) -> ScoreLinesRow:
@@ -61,7 +61,7 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
         as_of=as_of,
         position=judged.run.position,
         run=event,
-        time_budget_minutes=time_budget_minutes(event),
+        time_budget_minutes=budget(event),
         valid=lines is not None,
         invalid_reason=judged.invalid_reason,
         outcome=judged.outcome,
@@ -70,5 +70,5 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
         evidence=evidence_views(state, run_id),
         rerun_requested=state.rerun_reason(run_id),
         final_state_shown=None if final_state is None else house_punctuation(final_state),
-        verified_behaviour=verified_behaviour(event.project.source_type),
+        verified_claim=verified_claim(event.project.source_type),
     )

@@ -29,12 +29,12 @@ def trace_basis(state: Methodology, as_of: int, run_id: str) -> TraceBasis:
     members = state.set_members(key)
     scores = set_scores([state.judge(member) for member in members])
     positions = {member.position for member in members} | {state.editions[run.edition].position}
-    if review := state.last_review.get(run.project.id):
-        positions.add(review)
+    positions.update(r.position for r in state.reviews.get(run.project.id, {}).get(run.cycle, []))
     for copy in state.evidence.get(run_id, {}).values():
         positions.update(copy.positions)
-    if run_id in state.reruns:
-        positions.add(state.reruns[run_id].position)
+    for noted in (state.reruns.get(run_id), state.voided.get(run_id)):
+        if noted is not None:
+            positions.add(noted.position)
     return TraceBasis(
         run_id=run_id,
         outcome=judged.outcome,

@@ -44,10 +44,12 @@ def test_demo_loads_the_changelog_editions(demo_env: dict[str, str]) -> None:
     editions = run_json(demo_env, "editions")["editions"]
     assert isinstance(editions, list)
     drafted = {e["version"]: e["drafted"] for e in editions}
+    decided = {e["version"]: e["decided"] for e in editions if e["decided"]}
+    assert decided == {"0.2": "2026-08-29", "0.3": "2026-08-30", "0.4": "2026-08-30"}
     assert drafted == {
-        "0.2": "2026-08-29",
-        "0.3": "2026-08-30",
-        "0.4": "2026-08-30",
+        "0.2": "2026-08-31",
+        "0.3": "2026-08-31",
+        "0.4": "2026-08-31",
         "1.0": "2026-08-31",
         "1.1": "2026-09-04",
         "1.2": "2026-09-05",

@@ -19,17 +19,18 @@ from api.http import create_app
 from api.services.ingest import ingest
 from api.services.reader import ProjectionReader
 from api.wiring import Argusic, Settings
-from domain.evidence.asciicast import timings
+from domain.evidence.asciicast import RecordingError, timings
 from ledger.ledger import Ledger
 from projections.methodology import MethodologyProjection
 from projections.views.project import project_view
 from projections.views.run import run_view
 from tests.conftest import argusic
-from tests.evidence_corpus import BANNERS, MODEL_KEY, Case, planted
+from tests.domain.test_evidence import shown, survivors
+from tests.evidence_corpus import BANNERS, MODEL_KEY, Case, clean, planted
 from tests.records import EDITIONS, REPORTS, run
 
 HARNESS = "corpus-harness"
-PLANTED = planted()
+PLANTED, CLEAN = planted(), clean()
 SECRET_PEM = next(c for c in PLANTED if c.name == "pem_private_key-log")
 SPLIT_KEY = next(c for c in PLANTED if c.name == "model-key-split")
 
@@ -99,7 +100,13 @@ def test_raw_and_served_fingerprints_and_the_transform_events_agree(evidence: Ev
         assert copy.raw_sha256 == raw.sha256 == sha256(case.content)
         served = evidence.store.path(copy.served_sha256).read_bytes()
         assert sha256(served) == copy.served_sha256
-        assert evidence.store.path(raw.sha256).read_bytes() == case.content  # archived as it came
+        # kept as it came but for its credentials, redacted before anything was written: the
+        # recording held the run's key, so what arrived was never stored; the log held only a
+        # generated key, which the kept layer keeps (masked on the served copy only)
+        kept = evidence.store.path(copy.stored_sha256).read_bytes()
+        assert evidence.store.path(raw.sha256).exists() is (kind == "log")
+        assert MODEL_KEY.encode() not in kept
+        assert all(body.encode() in kept for body in case.secrets if case is SECRET_PEM)
         steps = [e for e in transformed if e["kind"] == kind]
         assert (
             [f"{s['transform']}@{s['version']}" for s in steps]
@@ -111,6 +118,7 @@ def test_raw_and_served_fingerprints_and_the_transform_events_agree(evidence: Ev
             ]
         )
         assert steps[0]["input_sha256"] == copy.raw_sha256
+        assert steps[0]["output_sha256"] == copy.stored_sha256
         assert [s["input_sha256"] for s in steps[1:]] == [s["output_sha256"] for s in steps[:-1]]
         assert steps[-1]["output_sha256"] == copy.served_sha256
     assert view.evidence["cast"].counts == {"banner": 1, "run_model_key": 1}
@@ -225,3 +233,37 @@ def test_quoted_text_on_pages_and_the_stored_words_untouched(evidence: Evidence)
         ("final_state", 2),
         ("project_description", 1),
     }
+
+
+def test_no_credential_of_the_corpus_is_at_rest_under_argusic_home(evidence: Evidence) -> None:
+    """Section 17: "cualquier valor con forma de secreto se elimina antes de guardar" - the
+    generated private keys excepted (real output of the test, kept in the archived layer)."""
+    cases = [c for c in PLANTED if not c.name.startswith("pem_private_key")]
+    quiet_cast, quiet_log = (next(c for c in CLEAN if c.kind == k) for k in ("cast", "log"))
+    runs = [
+        evidence.run(
+            f"r{i}",
+            case if case.kind == "cast" else quiet_cast,
+            case if case.kind == "log" else quiet_log,
+            model_key=case.model_key,
+        )
+        for i, case in enumerate(cases)
+    ]
+    unparseable = next(c for c in cases if c.name == "model-key-log")  # a log named as a cast
+    runs.append(evidence.run("r-bad", unparseable.content, quiet_log, model_key=MODEL_KEY))
+    evidence.write_and_ingest(runs)
+    assert evidence.view("r-bad").evidence["cast"].withheld is not None
+    kept = [p.read_bytes() for p in evidence.settings.home.rglob("*") if p.is_file()]
+    assert len(kept) > len(cases)
+    texts = [visible(data) for data in kept]
+    for case in cases:
+        for secret in case.secrets:
+            assert [s for text in texts for s in survivors(secret, text)] == [], case.name
+
+
+def visible(data: bytes) -> str:
+    """A stored file as a reader would see it: a recording's events joined, or the text."""
+    try:
+        return shown("cast", data)
+    except (RecordingError, UnicodeDecodeError):
+        return shown("log", data.decode(errors="replace").encode())

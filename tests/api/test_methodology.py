@@ -12,52 +12,15 @@ from typing import Any
 import msgspec
 import pytest
 
-from adapters.artifacts import FileArtifactStore
-from api.services.ingest import IngestRejected, ingest
-from api.services.reader import ProjectionReader
+from api.services.ingest import IngestRejected
 from api.wiring import Settings, init
-from ledger.ledger import Ledger
-from projections.methodology import Methodology, MethodologyProjection
 from projections.views.editions import editions_view
-from projections.views.leaderboard import leaderboard_view
-from projections.views.project import project_view
 from projections.views.run import run_view
 from projections.views.sources import sources_view
-from tests.records import EDITIONS, report, run, write
+from tests.api.world import World, review
+from tests.records import report, run
 
 MISSING = object()
-
-
-class World:
-    """A ledger with the editions in, and a way to ingest records and read the views."""
-
-    def __init__(self, ledger: Ledger, folder: Path) -> None:
-        self.ledger, self.folder = ledger, folder
-        self.store = FileArtifactStore(folder / "artifacts")
-        self.files = 0
-        self.ingest(EDITIONS)
-
-    def ingest(self, records: list[dict[str, Any]]) -> None:
-        self.files += 1
-        ingest(
-            self.ledger, [write(self.folder, f"records-{self.files}.jsonl", records)], self.store
-        )
-
-    def reads(self) -> ProjectionReader[Methodology]:
-        return ProjectionReader(self.ledger, MethodologyProjection())
-
-    def leaderboard(self, as_of: int | None = None) -> list[dict[str, Any]]:
-        view = self.reads().answer("lb", partial(leaderboard_view, cycle="2026-09"), as_of)
-        rows: list[dict[str, Any]] = msgspec.to_builtins(view)["rows"]
-        return rows
-
-    def project(self, project_id: str) -> Any:
-        return self.reads().answer("p", partial(project_view, project_id=project_id))
-
-
-@pytest.fixture
-def world(ledger: Ledger, tmp_path: Path) -> World:
-    return World(ledger, tmp_path)
 
 
 def row(
@@ -85,8 +48,11 @@ SCENARIO = [
     *(run(f"a{i + 6}", "exact30", "agent-a", s) for i, s in enumerate(["70", "100", "100"])),
     *(run(f"b{i}", "steady", "agent-b", s) for i, s in enumerate(["80", "92", "100"])),
     *(run(f"b{i + 3}", "shaky", "agent-b", s) for i, s in enumerate(["T", "T", "T"])),
-    *(run(f"c{i}", "broken", "agent-c", s) for i, s in enumerate(["50", "40", "40"])),
-    *(run(f"d{i}", "broken", "agent-d", s) for i, s in enumerate(["50", "50", "50"])),
+    *(run(f"c{i}", "broken", "agent-c", s) for i, s in enumerate(["no-start", "40", "40"])),
+    *(
+        run(f"d{i}", "broken", "agent-d", s)
+        for i, s in enumerate(["no-start", "no-start", "no-start"])
+    ),
     *(run(f"d{i + 3}", "shaky", "agent-d", s) for i, s in enumerate(["T", "40", "T"])),
     *(run(f"e{i}", "shaky", "agent-e", s) for i, s in enumerate(["100", "100", "100"])),
 ]
@@ -160,6 +126,9 @@ def test_a_run_without_a_full_recording_is_recorded_invalid_and_never_scored(wor
             reason,
         )
     assert world.leaderboard() == []
+    # no valid run of a repository anywhere yet: the source is not started (section 6a)
+    assert world.project("p").verdict is None
+    world.ingest([run("r3", "q", "agent-a", "80")])
     assert world.project("p").verdict == "not_yet_verified"
 
 
@@ -260,32 +229,77 @@ def test_a_later_edition_changes_nothing_about_older_runs(world: World) -> None:
     assert {p: world.project(p).verdict for p in verdicts} == verdicts
 
 
-def test_a_review_clears_a_project_under_review(world: World) -> None:
+def test_a_project_finding_lets_the_failures_count(world: World) -> None:
     world.ingest(SCENARIO)
-    assert world.project("broken").under_review
+    assert world.project("broken").under_review_in == ["2026-09"]
     with pytest.raises(IngestRejected, match="1 record"):
-        world.ingest([{"kind": "review", "project": "steady", "reviewer": "rita"}])
-    world.ingest(
-        [{"kind": "review", "project": "broken", "reviewer": "rita", "note": "image fixed"}]
-    )
-    assert not world.project("broken").under_review
+        world.ingest([review("steady", "project")])
+    world.ingest([review("broken", "project", "the project needs a GPU it does not declare")])
+    page = world.project("broken")
+    assert (page.under_review, page.under_review_in) == (False, [])
+    assert [(r.cycle, r.finding, r.reviewer) for r in page.reviews] == [
+        ("2026-09", "project", "rita")
+    ]
     rows = {r["agent"]: r for r in world.leaderboard()}
+    # broken, now counted: agent-d 30, 30, 30 (installed, not started, nothing found: 30)
     assert (rows["agent-d"]["score"], rows["agent-d"]["excluded"]) == (
-        50.0,
+        30.0,
         [{"project": "shaky", "reason": "unstable"}],
     )
-    assert rows["agent-c"]["score"] == 40.0
+    assert rows["agent-c"]["score"] == 40.0  # 30, 40, 40: the middle is 40, spread 25%
+
+
+def test_an_environment_finding_voids_the_cycles_failed_runs_and_reruns_them(
+    world: World,
+) -> None:
+    world.ingest(SCENARIO)
+    before = world.ledger.size()
+    world.ingest([review("broken", "environment", "a system package was missing")])
+    reason = "environment fault: a system package was missing"
+    for run_id in ("c0", "c1", "c2", "d0", "d1", "d2"):
+        view = world.reads().answer(run_id, partial(run_view, run_id=run_id))
+        assert (view.valid, view.invalid_reason, view.rerun_requested) == (False, reason, reason)
+    appended = [e.event for e in world.ledger.events(before)]
+    assert [type(e).__name__ for e in appended] == ["ProjectReviewed"] + [
+        "RunVoided",
+        "RerunRequested",
+    ] * 6
+    rows = {r["agent"]: r for r in world.leaderboard()}
+    assert "agent-c" not in rows  # its only runs are voided: nothing of it counts
+    assert rows["agent-d"]["excluded"] == [{"project": "shaky", "reason": "unstable"}]
+    assert not world.project("broken").under_review
+    # the reruns fail again with every agent: under review again, for a person to look at
+    world.ingest([run(f"x{i}", "broken", a, "T") for i, a in enumerate(["agent-c", "agent-d"])])
+    assert world.project("broken").under_review_in == ["2026-09"]
+
+
+def test_under_review_is_judged_within_one_cycle(world: World) -> None:
+    world.ingest(SCENARIO)
+    september = world.leaderboard()
+    agents = ["agent-a", "agent-b"]
+    world.ingest([run(f"o{i}", "steady", a, "T", cycle="2026-10") for i, a in enumerate(agents)])
+    assert world.leaderboard() == september  # a later cycle's failures change nothing here
+    assert world.project("steady").under_review_in == ["2026-10"]
+
+
+def test_an_incomplete_set_is_listed_as_excluded(world: World) -> None:
+    world.ingest([*SCENARIO, run("a9", "fresh", "agent-a", "100")])
+    rows = {r["agent"]: r for r in world.leaderboard()}
+    assert rows["agent-a"]["excluded"] == [
+        {"project": "fresh", "reason": "incomplete"},
+        {"project": "shaky", "reason": "unstable"},
+    ]
 
 
 def test_verdicts_follow_the_edition_each_attempt_ran_with(world: World) -> None:
     world.ingest(
         [
-            run("o1", "old", "agent-a", "50", edition="1.2", day=4),
+            run("o1", "old", "agent-a", "no-start", edition="1.2", day=4),
             run("o2", "old", "agent-a", "T", edition="1.2", attempt="retry", day=4),
-            run("n1", "new", "agent-a", "50", edition="1.3", day=6),
+            run("n1", "new", "agent-a", "no-start", edition="1.3", day=6),
             run("n2", "new", "agent-a", "T", edition="1.3", attempt="retry", day=6),
             run("m1", "mocked", "agent-a", "92"),
-            run("w1", "works", "agent-a", "50"),
+            run("w1", "works", "agent-a", "no-start"),
             run(
                 "w2", "works", "agent-a", "100", attempt="retry", cast=None
             ),  # invalid: never counts
@@ -374,4 +388,4 @@ def test_start_requires_install_through_the_ledger(world: World) -> None:
     record["report"] = record["report"] | {"installed": False}
     world.ingest([record])
     view = world.reads().answer("r", partial(run_view, run_id="r1"))
-    assert (view.score, view.outcome) == (20.0, "fail")
+    assert (view.score, view.outcome) == (0.0, "fail")  # not installed: nothing recovered

@@ -168,9 +168,10 @@ def test_a_trace_verifies_offline(auditor: Path, cli_env: dict[str, str], tmp_pa
     assert (code, result["ok"]) == (0, True), result
     document = json.loads(trace)
     types = Counter(e["type"] for e in document["events"])
-    # its edition, its set's three runs, and three transforms of its log and its cast (each run's
-    # evidence events follow the run itself in the ledger, appended in the same batch)
-    assert types == {"EditionDrafted": 1, "RunRecorded": 3, "EvidenceTransformed": 6}
+    # its edition, its set's three runs, three transforms of its log and of its cast, and its
+    # quoted final sentence and project description as pages show them (each run's evidence
+    # events follow the run itself in the ledger, appended in the same batch)
+    assert types == {"EditionDrafted": 1, "RunRecorded": 3, "EvidenceTransformed": 8}
     assert document["set"]["median"] == 100.0
     document["events"][1]["canonical"] = document["events"][1]["canonical"].replace(
         "demo-00", "demo-99"

@@ -51,10 +51,24 @@ def test_rows_are_ordered_by_score_then_agent() -> None:
     assert [s.agent for s in board] == ["c", "a", "b"]
 
 
-def test_a_set_counts_once_it_has_three_valid_runs() -> None:
+def test_a_set_counts_once_it_has_three_valid_runs_and_an_incomplete_one_is_named() -> None:
     board = leaderboard(runs("a", "p1", 100, 100) + runs("a", "p2", 50, 50, 50), set())
-    assert (board[0].score, board[0].projects_counted, board[0].excluded) == (50, 1, [])
+    assert (board[0].score, board[0].projects_counted) == (50, 1)
+    assert board[0].excluded == [Excluded("p1", "incomplete")]
     assert board[0].middles == {"p2": 50}
+
+
+def test_a_project_under_review_is_named_as_such_even_when_its_set_is_incomplete() -> None:
+    board = leaderboard(runs("a", "p1", 30, 30), {"p1"})
+    assert board[0].excluded == [Excluded("p1", "under_review")]
+
+
+def test_is_ranked_agent_an_agent_only_used_as_the_stronger_agent_is_no_row() -> None:
+    stronger = [ScoredRun("s", "p", Fraction(100), True, stronger=True)]
+    board = leaderboard(runs("a", "p", 80, 80, 80) + stronger, set())
+    assert [s.agent for s in board] == ["a"]
+    both = leaderboard(stronger + runs("s", "q", 90, 90, 90), set())
+    assert [(s.agent, s.attempts) for s in both] == [("s", 4)]
 
 
 def test_pass_rate_counts_every_valid_attempt_failures_and_timeouts_included() -> None:

@@ -6,19 +6,30 @@ from datetime import date
 
 from domain.editions import effective_since, version_key
 from domain.environment_qa import is_under_review
-from domain.source_types import SOURCE_TYPES, source_table, verified_behaviour
+from domain.source_types import SOURCE_TYPES, source_table
 
 
 def test_a_project_every_agent_failed_is_under_review() -> None:
-    assert is_under_review(["fail", "timeout", "fail"])
+    assert is_under_review({"a": ["fail", "timeout"], "b": ["fail"]}, None)
 
 
 def test_one_pass_keeps_a_project_out_of_review() -> None:
-    assert not is_under_review(["fail", "pass_mock", "timeout"])
+    assert not is_under_review({"a": ["fail", "timeout"], "b": ["pass_mock"]}, None)
 
 
 def test_a_project_nobody_attempted_is_not_under_review() -> None:
-    assert not is_under_review([])
+    assert not is_under_review({}, None)
+    assert not is_under_review({"a": []}, {"a"})
+
+
+def test_one_agent_failing_alone_is_not_every_agent_without_a_roster() -> None:
+    assert not is_under_review({"a": ["fail", "fail", "fail"]}, None)
+
+
+def test_with_a_roster_every_roster_agent_must_have_failed() -> None:
+    assert not is_under_review({"a": ["fail"], "b": ["fail"]}, {"a", "b", "c"})
+    assert is_under_review({"a": ["fail"], "b": ["fail"], "c": ["timeout"]}, {"a", "b", "c"})
+    assert is_under_review({"a": ["fail"]}, {"a"})
 
 
 def test_effective_since_is_the_first_run_measured_with_the_edition() -> None:
@@ -63,9 +74,3 @@ def test_a_source_is_in_use_with_its_count_of_published_projects_tested() -> Non
         "declared_not_started",
         0,
     )
-
-
-def test_verified_behaviour_of_a_hugging_face_model_is_the_documented_snippet() -> None:
-    assert verified_behaviour("huggingface_model") == "the documented snippet produced output"
-    others = [s for s in SOURCE_TYPES if s != "huggingface_model"]
-    assert {verified_behaviour(s) for s in others} == {"the product works"}

@@ -32,6 +32,17 @@ def test_recovery_with_no_error_found_is_the_full_20() -> None:
     assert recovery(0, 0) == 20
 
 
+def test_recovery_with_no_error_found_is_0_when_something_went_wrong() -> None:
+    assert recovery(0, 0, went_wrong=True) == 0
+    assert recovery(2, 1, went_wrong=True) == 10  # errors found: the share, as ever
+    not_installed = report(installed=False, started=False, test_depth="tier3_none")
+    not_started = report(started=False, test_depth="tier3_none")
+    unverified = report(test_depth="tier3_none")
+    assert score_run("finished", not_installed).total == 0
+    assert score_run("finished", not_started).total == 30
+    assert score_run("finished", unverified).total == 80
+
+
 def test_recovery_is_the_share_fixed_out_of_20() -> None:
     assert recovery(3, 2) == Fraction(40, 3)
     assert score_run("finished", report(errors_found=3, errors_fixed=2)).total == Fraction(280, 3)
@@ -40,7 +51,7 @@ def test_recovery_is_the_share_fixed_out_of_20() -> None:
 def test_start_requires_install() -> None:
     lines = score_run("finished", report(installed=False, started=True))
     assert (lines.install, lines.start, lines.depth) == (0, 0, 0)
-    assert lines.total == 20
+    assert lines.total == 0  # nothing found and nothing recovered: it went wrong
     assert outcome("finished", report(installed=False, started=True)) == "fail"
 
 

@@ -17,7 +17,7 @@ from domain.events import (
     EvidenceTransformed,
     Fingerprint,
     Project,
-    ProjectReviewCleared,
+    ProjectReviewed,
     RecordingWithheld,
     Report,
     RunRecorded,
@@ -30,7 +30,6 @@ from projections.views.evidence import served_copy
 from projections.views.leaderboard import leaderboard_view
 from projections.views.project import project_view
 from projections.views.projects import projects_view
-from projections.views.run import run_view
 from projections.views.trace import trace_basis
 
 T0 = datetime(2026, 9, 10, 10, tzinfo=UTC)
@@ -182,14 +181,15 @@ def test_cycles_are_listed_oldest_first_and_the_latest_is_current() -> None:
 def test_a_projects_review_history_is_every_review_in_ledger_order() -> None:
     state = state_of(
         recorded_run("r1", "a", 0, 0),
-        ProjectReviewCleared(project_id="p", reviewer="ana", note="first"),
-        ProjectReviewCleared(project_id="p", reviewer="bo", note="second"),
+        ProjectReviewed(
+            project_id="p", cycle="2026-09", finding="project", reviewer="ana", note="1"
+        ),
+        ProjectReviewed(
+            project_id="p", cycle="2026-09", finding="project", reviewer="bo", note="2"
+        ),
     )
     reviews = project_view(state, 4, "p").reviews
-    assert [(r.position, r.reviewer, r.note) for r in reviews] == [
-        (3, "ana", "first"),
-        (4, "bo", "second"),
-    ]
+    assert [(r.position, r.reviewer, r.note) for r in reviews] == [(3, "ana", "1"), (4, "bo", "2")]
 
 
 def test_every_project_is_listed_with_its_verdict_and_attempts() -> None:
@@ -200,19 +200,3 @@ def test_every_project_is_listed_with_its_verdict_and_attempts() -> None:
     (row,) = projects_view(state, 3).projects
     assert (row.project, row.verdict, row.attempts, row.valid_attempts) == ("p", "works", 2, 1)
     assert row.verdict == project_view(state, 3, "p").verdict
-
-
-def test_a_run_says_what_a_pass_verifies_for_its_source_type() -> None:
-    model = recorded_run("r1", "a", 0, 0)
-    model = msgspec.structs.replace(
-        model, project=msgspec.structs.replace(model.project, source_type="huggingface_model")
-    )
-    state = state_of(
-        model,
-        msgspec.structs.replace(
-            recorded_run("r2", "a", 0, 0),
-            project=Project(id="q", source_type="repository", pool="public"),
-        ),
-    )
-    assert run_view(state, 3, "r1").verified_behaviour == "the documented snippet produced output"
-    assert run_view(state, 3, "r2").verified_behaviour == "the product works"

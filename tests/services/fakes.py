@@ -14,26 +14,13 @@ from api.wiring import Argusic, Settings, init
 from domain.events import Fingerprint
 
 
-class FakeArrival:
-    def __init__(self, source: Path, store: FakeEvidenceStore) -> None:
-        self.store, self.data = store, bytearray()
-        self.fingerprint_: Fingerprint | None = None
-        self._chunks = self._passing(source)
+class FakeWriter:
+    def __init__(self) -> None:
+        self.data = bytearray()
+        self.fingerprint: Fingerprint | None = None
 
-    def _passing(self, source: Path) -> Iterator[bytes]:
-        self.store.reads[source] += 1
-        content = source.read_bytes()
-        for i in range(0, len(content), 7):  # small chunks, so a span may cross them
-            self.data += content[i : i + 7]
-            yield content[i : i + 7]
-
-    def __iter__(self) -> Iterator[bytes]:
-        return self._chunks
-
-    @property
-    def fingerprint(self) -> Fingerprint:
-        assert self.fingerprint_ is not None, "read before the arrival ended"
-        return self.fingerprint_
+    def write(self, chunk: bytes) -> None:
+        self.data += chunk
 
 
 class FakeEvidenceStore:
@@ -43,13 +30,17 @@ class FakeEvidenceStore:
         self.files: dict[str, bytes] = {}
         self.reads: Counter[Path] = Counter()
 
+    def source(self, path: Path) -> Iterator[bytes]:
+        self.reads[path] += 1
+        content = path.read_bytes()
+        for i in range(0, len(content), 7):  # small chunks, so a span may cross them
+            yield content[i : i + 7]
+
     @contextmanager
-    def receive(self, source: Path) -> Iterator[FakeArrival]:
-        arrival = FakeArrival(source, self)
-        yield arrival
-        for _ in arrival:
-            pass
-        arrival.fingerprint_ = self._keep(bytes(arrival.data))
+    def storing(self) -> Iterator[FakeWriter]:
+        writer = FakeWriter()
+        yield writer
+        writer.fingerprint = self._keep(bytes(writer.data))
 
     def put_stream(self, chunks: Iterable[bytes]) -> Fingerprint:
         return self._keep(b"".join(chunks))

@@ -100,9 +100,8 @@ def test_a_withheld_file_withholds_the_run_in_the_same_append(app: Argusic, tmp_
     )
     assert types(app, before) == [
         "RunRecorded",
-        "EvidenceTransformed",
-        "EvidenceTransformed",
-        "EvidenceTransformed",
+        *["EvidenceTransformed"] * 3,  # the log: redaction, generated keys, branding
+        "EvidenceTransformed",  # the cast: stored redacted as plain text, never served
         "RecordingWithheld",
         "RerunRequested",
     ]

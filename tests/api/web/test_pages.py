@@ -128,7 +128,7 @@ def test_a_hugging_face_run_says_the_documented_snippet_produced_output(
     assert "the product works" not in model
     repository = client.get("/runs/demo-001", headers=HTML).text
     assert "Verified: the product works." in repository
-    assert client.get("/runs/demo-037").json()["verified_behaviour"] == (
+    assert client.get("/runs/demo-037").json()["verified_claim"] == (
         "the documented snippet produced output"
     )
 
@@ -145,7 +145,7 @@ def test_no_page_and_no_template_carries_an_em_dash(client: TestClient[Any]) -> 
     for template in TEMPLATES.rglob("*"):
         if template.is_file():
             assert EM_DASH not in template.read_text(), template
-    for path in [*PAGES, "/runs/demo-053", "/projects/demo/ghost-build"]:
+    for path in [*PAGES, "/runs/demo-052", "/projects/demo/ghost-build", "/projects"]:
         assert EM_DASH not in client.get(path, headers=HTML).text, path
 
 

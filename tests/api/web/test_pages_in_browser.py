@@ -120,7 +120,7 @@ def page_kinds(site: Site) -> dict[str, str]:
         "project-quoted-text": "/projects/test/quoted",
         "run": "/runs/demo-001",
         "run-hugging-face-model": "/runs/demo-037",
-        "run-without-recording": "/runs/demo-053",
+        "run-invalid": "/runs/demo-052",
         "run-withheld": "/runs/test-withheld",
         "methodology": "/methodology",
         "editions": "/methodology/editions",

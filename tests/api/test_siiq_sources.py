@@ -1,0 +1,365 @@
+"""SI-IQ's sources end to end, on SQLite and PostgreSQL, over real HTTP on 127.0.0.1: every
+adapter on the real files of ../shared/data, conditional requests, archived snapshots, bad
+input recorded with the last good data kept, and the evidence file and the sources' status
+replayed byte for byte as of any position (SI-IQ sections 1, 8 and 10)."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+import msgspec
+import pytest
+from litestar.testing import TestClient
+
+from adapters.artifacts import FileArtifactStore
+from adapters.sources.config import SourcesConfig
+from adapters.sources.github import GitHubBases
+from api.http import create_app
+from api.services.sources import FetchRow, SourcesQueries, fetch_sources
+from api.wiring import Argusic, Settings
+from domain.events import AliasApproved, SourceSnapshotRecorded, SourceTableRecorded
+from ledger.ledger import Ledger
+from projections.runner import ReadModel
+from projections.siiq_sources import SiiqSourcesProjection, evidence_jsonl, status_document
+from tests.sources_server import DATA, EPOCH_APR, EPOCH_JAN, SourceServer, epoch_zip, serving
+
+ZIP = "epoch/benchmark_data.zip"
+FILES = {
+    "aider": ["aider/polyglot_leaderboard.yml"],
+    "bfcl": ["bfcl/data_overall.csv", "bfcl/data_live.csv"],
+    "arena": ["lmarena/leaderboard-text.json"],
+    "litellm": ["litellm/model_prices_and_context_window.json"],
+}
+
+
+def openrouter_export(day: str) -> bytes:
+    rows = [
+        {"date": day, "model_permaslug": "openai/gpt-5-2025-08-07", "total_tokens": "402030405060"},
+        {"date": day, "model_permaslug": "other", "total_tokens": "99000000000"},
+    ]
+    meta = {"as_of": f"{day}T02:00:00Z", "start_date": day, "end_date": day, "version": "v1"}
+    return json.dumps({"data": rows, "meta": meta}).encode()
+
+
+def publish_openrouter(server: SourceServer, *days: str, digest_of: bytes | None = None) -> None:
+    files = []
+    for day in days:
+        body = openrouter_export(day)
+        server.put(f"openrouter/rankings-daily/{day}.json", body)
+        sha = hashlib.sha256(digest_of or body).hexdigest()
+        files.append({"date": day, "url": f"rankings-daily/{day}.json", "sha256": sha})
+    server.put("openrouter/manifest.json", json.dumps({"files": files}).encode())
+
+
+@pytest.fixture
+def server() -> Iterator[SourceServer]:
+    with serving() as running:
+        running.put(ZIP, epoch_zip(EPOCH_JAN), "application/zip")
+        for paths in FILES.values():
+            for path in paths:
+                running.put(path, (DATA / path).read_bytes())
+        publish_openrouter(running, "2026-11-29")
+        yield running
+
+
+@pytest.fixture
+def config(server: SourceServer) -> SourcesConfig:
+    sources = {name: [server.url(p) for p in paths] for name, paths in FILES.items()}
+    sources["epoch"] = [server.url(ZIP)]
+    sources["openrouter"] = [server.url("openrouter/manifest.json")]
+    return SourcesConfig(sources, GitHubBases(server.url("github-api"), server.url("github-raw")))
+
+
+class Round:
+    """Fetch rounds as `argusic sources fetch` runs them, on one ledger."""
+
+    def __init__(self, ledger: Ledger, settings: Settings, config: SourcesConfig) -> None:
+        self.argusic = Argusic(settings, ledger)
+        self.config = config
+
+    def __call__(self, only: str | None = None) -> dict[str, FetchRow]:
+        with self.argusic.source_reader(self.config) as reader:
+            report = fetch_sources(self.argusic.ledger, reader, self.config.sources, only)
+        return {row.url: row for row in report.sources}
+
+    def statuses(self, only: str | None = None) -> dict[str, str]:
+        return {url: row.status for url, row in self(only).items()}
+
+
+@pytest.fixture
+def fetch(ledger: Ledger, settings: Settings, config: SourcesConfig) -> Round:
+    return Round(ledger, settings, config)
+
+
+def snapshots(ledger: Ledger) -> list[SourceSnapshotRecorded]:
+    return [r.event for r in ledger.events() if isinstance(r.event, SourceSnapshotRecorded)]
+
+
+def test_each_adapter_on_the_real_files_over_http_is_recorded_once(
+    ledger: Ledger, settings: Settings, server: SourceServer, fetch: Round
+) -> None:
+    first = fetch.statuses()
+    assert set(first.values()) == {"new"}
+    assert len(first) == 7  # epoch, aider, 2 bfcl, arena, litellm, openrouter
+    recorded = {s.source: s for s in snapshots(ledger)}
+    assert sorted(recorded) == ["aider", "arena", "bfcl", "epoch", "litellm", "openrouter"]
+    assert all(s.ok for s in recorded.values())
+    assert sum(t.rows for t in recorded["epoch"].tables) == 3728  # the January export
+    assert recorded["aider"].tables[0].rows == 69
+    assert recorded["arena"].tables[0].name == "leaderboard-text.json#chinese"
+    assert recorded["openrouter"].url == server.url("openrouter/rankings-daily/2026-11-29.json")
+    # Every file received is archived under its SHA-256, as it came.
+    archive = FileArtifactStore(settings.home / "sources")
+    for snapshot in snapshots(ledger):
+        assert hashlib.sha256(b"".join(archive.read(snapshot.sha256))).hexdigest() == (
+            snapshot.sha256
+        )
+    size = ledger.size()
+    # A second fetch is answered 304 everywhere and records nothing.
+    assert set(fetch.statuses().values()) == {"unchanged"}
+    assert ledger.size() == size
+    assert server.statuses(ZIP) == [200, 304]
+    assert server.statuses("openrouter/manifest.json") == [200, 304]
+    # A changed file is recorded once, with only its tables whose bytes changed.
+    server.change(ZIP, epoch_zip(EPOCH_APR))
+    changed = fetch.statuses()
+    assert changed[server.url(ZIP)] == "new"
+    assert [s for s in changed.values() if s == "new"] == ["new"]
+    tables = [r.event for r in ledger.events(size) if isinstance(r.event, SourceTableRecorded)]
+    assert "gpqa_diamond.csv" in {t.table for t in tables}
+    assert "lambada_external.csv" not in {t.table for t in tables}  # not read by the index
+    after = ledger.size()
+    assert set(fetch.statuses().values()) == {"unchanged"}
+    assert ledger.size() == after
+    # Every other source's changed file is recorded once too.
+    for paths in FILES.values():
+        for path in paths:
+            server.change(path, (DATA / path).read_bytes() + b"\n")
+    publish_openrouter(server, "2026-11-29", "2026-11-30")
+    before = len(snapshots(ledger))
+    changed = fetch.statuses()
+    assert sorted(s for s in changed.values() if s == "new") == ["new"] * 6
+    assert len(snapshots(ledger)) == before + 6
+    assert set(fetch.statuses().values()) == {"unchanged"}
+    assert len(snapshots(ledger)) == before + 6
+
+
+def test_a_changed_openrouter_manifest_and_a_wrong_digest(
+    ledger: Ledger, server: SourceServer, fetch: Round
+) -> None:
+    fetch("openrouter")
+    publish_openrouter(server, "2026-11-29", "2026-11-30")
+    [row] = fetch("openrouter").values()
+    assert (row.status, row.url) == ("new", server.url("openrouter/rankings-daily/2026-11-30.json"))
+    publish_openrouter(server, "2026-11-29", "2026-11-30", "2026-12-01", digest_of=b"other")
+    [row] = fetch("openrouter").values()
+    assert row.status == "failed"
+    assert row.reason is not None
+    assert "is not the manifest's" in row.reason
+    [status] = SourcesQueries(ledger).status().sources
+    assert status.failure is not None
+    assert status.last_snapshot is not None
+    assert status.last_snapshot.url.endswith("2026-11-30.json")  # the last good file stays
+
+
+def test_github_files_are_recorded_at_their_exact_commit(
+    ledger: Ledger, settings: Settings, server: SourceServer
+) -> None:
+    path = "aider/website/_data/polyglot_leaderboard.yml"
+    commit = "5dc9490bb35f9729ef2c95d00a19ccd30c26339c"
+    server.put(
+        f"github-raw/Aider-AI/aider/{commit}/{path}", (DATA / FILES["aider"][0]).read_bytes()
+    )
+    server.commits[("Aider-AI/aider", "main")] = commit
+    config = SourcesConfig(
+        {"aider": [f"https://github.com/Aider-AI/aider/blob/main/{path}"]},
+        GitHubBases(server.url("github-api"), server.url("github-raw")),
+    )
+    Round(ledger, settings, config)()
+    [snapshot] = snapshots(ledger)
+    assert snapshot.url == server.url(f"github-raw/Aider-AI/aider/{commit}/{path}")
+    assert snapshot.address == f"https://github.com/Aider-AI/aider/blob/main/{path}"
+
+
+def bad_inputs(server: SourceServer) -> dict[str, tuple[object, str]]:
+    renamed = (
+        (EPOCH_APR / "gpqa_diamond.csv")
+        .read_bytes()
+        .replace(b"Best score (across scorers)", b"Best score", 1)
+    )
+    return {
+        "truncated": (lambda: server.truncate(ZIP), "not a complete zip archive"),
+        "column": (
+            lambda: server.change(ZIP, epoch_zip(EPOCH_APR, {"gpqa_diamond.csv": renamed})),
+            "gpqa_diamond.csv: no column 'Best score (across scorers)'",
+        ),
+        "html": (lambda: server.html_page(ZIP), "an HTML page was served instead of"),
+    }
+
+
+@pytest.mark.parametrize("kind", ["truncated", "column", "html"])
+def test_bad_input_is_a_recorded_failure_and_the_last_good_data_is_kept(
+    ledger: Ledger, server: SourceServer, fetch: Round, kind: str
+) -> None:
+    server.change(ZIP, epoch_zip(EPOCH_APR))
+    fetch("epoch")
+    queries = SourcesQueries(ledger)
+    good_evidence, good_status = queries.evidence(), queries.status().sources
+    break_it, message = bad_inputs(server)[kind]
+    break_it()  # type: ignore[operator]
+    [row] = fetch("epoch").values()
+    assert row.status == "failed"
+    assert row.reason is not None
+    assert message in row.reason
+    failure = snapshots(ledger)[-1]
+    assert (failure.ok, failure.failure_kind, failure.tables) == (False, kind, [])
+    [epoch] = queries.status().sources
+    assert not epoch.ok
+    assert epoch.failure is not None
+    assert message in epoch.failure
+    assert epoch.last_snapshot == good_status[0].last_snapshot  # nothing lost
+    assert queries.evidence() == good_evidence
+    size = ledger.size()
+    fetch("epoch")  # the same failure again is not recorded twice
+    assert ledger.size() == size
+    server.change(ZIP, epoch_zip(EPOCH_APR))  # the good file is back
+    [row] = fetch("epoch").values()
+    assert row.status == "unchanged"
+    [epoch] = queries.status().sources
+    assert (epoch.ok, epoch.failure) == (True, None)
+
+
+def test_replay_reproduces_the_evidence_and_the_sources_status_at_every_position(
+    ledger: Ledger, server: SourceServer, fetch: Round
+) -> None:
+    live: dict[int, tuple[bytes, bytes]] = {}
+    queries = SourcesQueries(ledger)
+
+    def seen() -> None:
+        status = msgspec.json.encode(queries.status())
+        live[ledger.size()] = (queries.evidence(), status)
+
+    seen()
+    fetch()
+    seen()
+    server.change(ZIP, epoch_zip(EPOCH_APR))
+    fetch()
+    seen()
+    server.html_page(ZIP)
+    server.fail("bfcl/data_live.csv", 503)
+    fetch()
+    seen()
+    ledger.append(
+        ledger.next_versions(
+            [
+                AliasApproved(
+                    source="epoch",
+                    name="qwen/qwen3-235b-a22b-thinking-2507",
+                    group="Qwen3-235B-A22B-Thinking (Jul 2025)",
+                    justification="the Thinking-2507 weights",
+                )
+            ]
+        )
+    )
+    seen()
+    for position, (evidence, status) in live.items():
+        assert queries.evidence(position) == evidence, position
+        assert msgspec.json.encode(queries.status(position)) == status, position
+    # Folded afresh from position 0, stored, and read back: the same bytes.
+    _, rebuilt = ReadModel(ledger, SiiqSourcesProjection()).rebuild()
+    head = ledger.size()
+    assert evidence_jsonl(rebuilt) == live[head][0]
+    assert msgspec.json.encode(status_document(rebuilt, head)) == live[head][1]
+    fresh = SourcesQueries(ledger)  # a new reader decodes the stored model
+    assert fresh.evidence() == live[head][0]
+    # Every position in between answers too (the same bytes as a fold up to it).
+    for position in range(head + 1):
+        fold_model = ReadModel(ledger, SiiqSourcesProjection()).as_of(position)
+        assert queries.evidence(position) == evidence_jsonl(fold_model)
+    assert b"qwen/qwen3-235b-a22b-thinking-2507" in live[head][0]
+    assert b"qwen/qwen3-235b-a22b-thinking-2507" not in live[max(live) - 1][0]
+
+
+@contextmanager
+def client(ledger: Ledger, settings: Settings) -> Iterator[TestClient]:  # type: ignore[type-arg]
+    with TestClient(app=create_app(Argusic(settings, ledger))) as c:
+        yield c
+
+
+def test_the_evidence_file_and_the_status_over_http(
+    ledger: Ledger, settings: Settings, server: SourceServer, fetch: Round
+) -> None:
+    fetch()
+    position = ledger.size()
+    server.change(ZIP, epoch_zip(EPOCH_APR))
+    fetch()
+    with client(ledger, settings) as http:
+        evidence = http.get("/data/evidence.jsonl")
+        assert evidence.status_code == 200
+        assert evidence.headers["content-type"].startswith("application/jsonl")
+        lines = [json.loads(line) for line in evidence.text.splitlines()]
+        assert len(lines) > 1000
+        assert set(lines[0]) >= {"model", "benchmark", "value", "row", "url", "sha256"}
+        assert {x["url"] for x in lines} == {server.url(ZIP)}
+        earlier = http.get(f"/data/evidence.jsonl?as_of={position}")
+        assert earlier.text != evidence.text
+        assert earlier.content == SourcesQueries(ledger).evidence(position)
+        status = http.get("/status.json").json()
+        assert {s["source"] for s in status["sources"]} == set(FILES) | {"epoch", "openrouter"}
+        assert {k for s in status["sources"] for k in s} >= {
+            "source",
+            "ok",
+            "failure",
+            "last_snapshot",
+        }
+        assert {a["source"] for a in status["attributions"]} == set(FILES) | {"epoch", "openrouter"}
+        assert http.get(f"/status.json?as_of={position}").json()["as_of"] == position
+        assert http.get("/status.json?as_of=999999").status_code == 404
+
+
+def test_the_cli_fetches_updates_and_reports(
+    cli_env: dict[str, str], server: SourceServer, config: SourcesConfig, tmp_path: Path
+) -> None:
+    from tests.conftest import argusic
+
+    toml = "\n".join(
+        f"[{name}]\nurls = {json.dumps(urls)}" for name, urls in config.sources.items()
+    )
+    (tmp_path / "sources.toml").write_text(toml + "\n")
+    env = {**cli_env, "ARGUSIC_SOURCES_CONFIG": str(tmp_path / "sources.toml")}
+    assert argusic(env, "init").returncode == 0
+    done = argusic(env, "sources", "fetch", "--source", "epoch", "--json")
+    assert done.returncode == 0, done.stderr
+    [row] = json.loads(done.stdout)["sources"]
+    assert set(row) == {"source", "url", "status", "sha256", "reason"}
+    assert (row["source"], row["status"], row["reason"]) == ("epoch", "new", None)
+    server.change(ZIP, epoch_zip(EPOCH_APR))
+    assert (
+        json.loads(argusic(env, "sources", "fetch", "--json").stdout)["sources"][0]["status"]
+        == "new"
+    )
+    unknown = argusic(env, "sources", "fetch", "--source", "nope", "--json")
+    assert unknown.returncode == 1
+    assert "not configured" in json.loads(unknown.stdout)["error"]
+    assert argusic(env, "sources", "--json").returncode == 0  # the methodology table still answers
+    update = json.loads(argusic(env, "siiq", "update", "--json").stdout)
+    assert update["calibrated"] is True
+    calibration = update["calibration"]
+    assert calibration["accepted"] is False
+    assert calibration["reason"].startswith("reference models ")
+    for member in ("Gemma 3 12B", "Gemma 3 4B", "Qwen3-14B", "gpt-oss-20b", "DeepSeek-V3.2-Exp"):
+        assert member in calibration["reason"]
+    again = json.loads(argusic(env, "siiq", "update", "--json").stdout)
+    assert again["calibrated"] is True  # still none in force: the first calibration is retried
+    report = argusic(env, "siiq", "report")
+    assert report.returncode == 0, report.stderr
+    assert "## Calibration: rejected" in report.stdout
+    assert "| Qwen3-235B-A22B-Thinking (Jul 2025) |" in report.stdout
+    data = json.loads(argusic(env, "siiq", "report", "--json").stdout)
+    members = {m["member"]: m for m in data["reference"]}
+    assert members["Qwen3-235B-A22B-Thinking (Jul 2025)"]["results"] >= 4
+    assert members["Gemma 3 4B"]["results"] == 0
