@@ -52,6 +52,15 @@ def status_json(
     return sources.status(as_of)
 
 
+@get("/status", sync_to_thread=True, opt=page("status.html"))
+def status_page(
+    sources: NamedDependency[SourcesQueries], as_of: FromQuery[int | None] = None
+) -> StatusDocument:
+    """The status as a page: the same document as /status.json."""
+    return sources.status(as_of)
+
+
 router = Router(
-    "/", route_handlers=[index_json, siiq_index, siiq_model, evidence_jsonl, status_json]
+    "/",
+    route_handlers=[index_json, siiq_index, siiq_model, evidence_jsonl, status_json, status_page],
 )

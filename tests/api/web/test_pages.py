@@ -38,6 +38,7 @@ PAGES = [
     "/methodology/editions",
     "/methodology/sources",
     "/siiq",
+    "/status",
 ]
 
 

@@ -11,6 +11,7 @@ import json
 import subprocess
 from collections.abc import Iterator
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from adapters.banners import banner_patterns
 from api.services.demo import load_demo
 from api.services.ingest import ingest
 from api.wiring import Settings, init
+from domain.events import SourceSnapshotRecorded, TableSummary
 from tests.api.web.browser import (
     DESKTOP,
     PHONE,
@@ -53,6 +55,34 @@ def extra_records(folder: Path) -> Path:
     return write(folder, "extra.jsonl", [withheld, quoted])
 
 
+def source_snapshots() -> list[SourceSnapshotRecorded]:
+    """Two SI-IQ sources for the status page: one with its last good file, one failing."""
+    at = datetime(2026, 11, 30, 12, tzinfo=UTC)
+    table = TableSummary(name="results", sha256="c" * 64, rows=120, columns=["model", "score"])
+    return [
+        SourceSnapshotRecorded(
+            source="epoch",
+            address="epoch.zip",
+            url="https://example.invalid/epoch.zip",
+            sha256="a" * 64,
+            size=2048,
+            fetched_at=at,
+            ok=True,
+            tables=[table],
+        ),
+        SourceSnapshotRecorded(
+            source="aider",
+            address="aider.yml",
+            url="https://example.invalid/aider.yml",
+            sha256="",
+            size=0,
+            fetched_at=at,
+            ok=False,
+            failure="HTTP 503 from the source",
+        ),
+    ]
+
+
 @dataclass
 class Site:
     origin: str
@@ -73,6 +103,7 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     store = FileArtifactStore(settings.home / "artifacts")
     load_demo(book, DEMO, store, banner_patterns)
     ingest(book, [extra_records(folder)], store, banner_patterns)
+    book.append(book.next_versions(source_snapshots()))
     book.close()
     env = {
         "PATH": "/usr/bin:/bin",
@@ -128,6 +159,7 @@ def page_kinds(site: Site) -> dict[str, str]:
         "siiq-index": "/siiq",
         "siiq-model": f"/siiq/models/{top_model(site)}",
         "siiq-model-unranked": "/siiq/models/demo-model-sparse-1",
+        "siiq-status": "/status",
     }
 
 
