@@ -35,7 +35,8 @@ FORMAT: ParametersMap = {
         description="json or html: overrides the Accept header (html where the path has a page)",
     )
 }
-"""`?format=json|html`, declared once for every path (and so validated and documented)."""
+"""`?format=json|html`, declared once for every path so that OpenAPI documents it; litestar
+does not check a layered parameter no handler names, so `wants_html` checks its value."""
 
 AnyRequest = Request[Any, Any, Any]
 
