@@ -4,12 +4,14 @@ PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-$(shell cksum pyproject.toml | cut -d' ' -f1)
+# npm ci empties node_modules first, so the stamp inside it goes with any older install.
+NODE_STAMP := node_modules/.installed-$(shell cksum package-lock.json | cut -d' ' -f1)
 
 export ARGUSIC_TEST_PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
 
-.PHONY: install run test bench lint postgres docker methodology-checks clean
+.PHONY: install run test bench lint postgres docker browser methodology-checks clean
 
-install: $(STAMP)
+install: $(STAMP) $(NODE_STAMP)
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit(sys.version_info < (3, 11) and "Python 3.11+ is needed")'
@@ -18,9 +20,18 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install --quiet -e '.[test]'
 	rm -f $(VENV)/.installed-* && touch $@
 
+# The recording player the pages serve, and the browser tests' axe-core and Nu Html Checker,
+# from the npm registry with the machine's Node.js, exactly as package-lock.json pins them
+# (install scripts off: vnu-jar's would fetch a Java runtime).
+$(NODE_STAMP): package-lock.json
+	@command -v npm >/dev/null || { echo "npm (Node.js) is needed: the pages' recording player comes from the npm registry" >&2; exit 1; }
+	npm ci --ignore-scripts --no-audit --no-fund --loglevel=error
+	touch $@
+
 run: install
 	$(BIN)/argusic init
 	$(BIN)/argusic demo --if-empty
+	@echo "Argusic: open http://127.0.0.1:8000/"
 	$(BIN)/argusic serve --host 127.0.0.1 --port 8000
 
 postgres:
@@ -29,13 +40,17 @@ postgres:
 docker:
 	scripts/ensure-docker.sh
 
+browser:
+	scripts/ensure-browser.sh
+
 # Methodology section 7: the budget table and the key's spending limit must match the config.
 methodology-checks: install
 	scripts/check-ttl-methodology.sh
 	scripts/check-cost-methodology.sh
 
-# ARGUSIC_REQUIRE_SERVICES turns a missing PostgreSQL or Docker into a failure instead of a skip.
-test: install postgres docker methodology-checks
+# ARGUSIC_REQUIRE_SERVICES turns a missing PostgreSQL, Docker or Chromium into a failure, never a
+# skip.
+test: install postgres docker browser methodology-checks
 	ARGUSIC_REQUIRE_SERVICES=1 $(BIN)/python -m pytest
 
 bench: install postgres docker
@@ -45,6 +60,7 @@ bench: install postgres docker
 	$(BIN)/python scripts/bench_evidence.py
 	$(BIN)/python scripts/bench_sources.py
 	$(BIN)/python scripts/bench_runner.py
+	$(BIN)/python scripts/bench_web.py
 
 lint: install
 	$(BIN)/ruff check .
@@ -52,4 +68,4 @@ lint: install
 	$(BIN)/mypy
 
 clean:
-	rm -rf $(VENV) var .pytest_cache .mypy_cache .ruff_cache
+	rm -rf $(VENV) node_modules var screenshots .pytest_cache .mypy_cache .ruff_cache

@@ -25,6 +25,7 @@ class ScoredRun(NamedTuple):
     passed: bool
     stronger: bool = False
     """A stronger agent's attempt at a verdict chain (section 11)."""
+    run_id: str = ""
 
 
 class Excluded(NamedTuple):
@@ -41,6 +42,8 @@ class Standing(NamedTuple):
     attempts: int
     projects_counted: int
     excluded: list[Excluded]
+    middles: dict[str, Fraction]
+    """The middle score of each project counted, by project (what the score is the middle of)."""
 
 
 def project_middles(
@@ -103,6 +106,7 @@ def leaderboard(runs: Sequence[ScoredRun], under_review: set[str]) -> list[Stand
                 attempts=len(agent_runs),
                 projects_counted=len(middles),
                 excluded=excluded,
+                middles=middles,
             )
         )
     return sorted(standings, key=lambda s: (s.score is None, -(s.score or 0), s.agent))

@@ -19,7 +19,7 @@ import psycopg
 import pytest
 from psycopg import sql
 
-from api.services.ingest import IngestReport
+from api.services.demo import DemoReport
 from api.wiring import Settings, init
 from domain.events import EditionDrafted
 from ledger.ledger import Ledger, NewEvent
@@ -158,7 +158,7 @@ def demo_size(tmp_path_factory: pytest.TempPathFactory) -> int:
     return report.ledger_size
 
 
-def load_bundled_demo(settings: Settings, ledger: Ledger) -> IngestReport:
+def load_bundled_demo(settings: Settings, ledger: Ledger) -> DemoReport:
     """`argusic demo`, in process."""
     from api.services.demo import load_demo
     from api.wiring import Argusic

@@ -1,15 +1,17 @@
-"""Approving the ledger for the public in tests, as an operator would: an owner made on first
-use, then a signed `approve_publication` of the head."""
+"""Approving the ledger for the public in tests, as an operator would: with an owner's key kept
+under ARGUSIC_HOME (one made on first use), a signed `approve_publication` of the head."""
 
 from __future__ import annotations
 
 from pathlib import Path
 
 from adapters.clock import utc_now
-from api.services.operators import act, init_operator, operator_signer
+from api.services.operators import act, init_operator
 from api.services.reader import ProjectionReader
 from domain.events.operators import ApprovePublication
 from ledger.ledger import Ledger
+from ledger.note import Signer
+from ledger.signing_key import load_signer
 from projections.methodology import MethodologyProjection
 
 OWNER = "tester"
@@ -21,6 +23,18 @@ def publish(ledger: Ledger, home: Path) -> int:
     if not reader.latest().operators:
         init_operator(home, OWNER, ledger, reader.latest(), utc_now)
     position = ledger.size()
-    owner = operator_signer(home, OWNER)
-    act(owner, ApprovePublication(position=position), ledger, reader.latest(), utc_now)
+    act(
+        owner(ledger, home), ApprovePublication(position=position), ledger, reader.latest(), utc_now
+    )
     return position
+
+
+def owner(ledger: Ledger, home: Path) -> Signer:
+    """A live owner's key among those kept under `home`."""
+    keys = ProjectionReader(ledger, MethodologyProjection()).latest().operators
+    for path in sorted((home / "operators").glob("*.key")):
+        signer = load_signer(path)
+        key = signer and keys.get(signer.verifier.key_id.hex())
+        if signer and key and key.role == "owner" and key.revoked_at is None:
+            return signer
+    raise LookupError(f"no live owner's key under {home / 'operators'}")

@@ -9,7 +9,7 @@ import msgspec
 import structlog
 
 from api.cli.output import Session, emit, json_option, pass_session
-from api.services.demo import load_demo
+from api.services.demo import DemoReport, load_demo
 from api.services.ingest import IngestReport, ingest
 from api.wiring import Argusic, init
 
@@ -53,7 +53,7 @@ def serve_command(session: Session, host: str, port: int) -> None:
     uvicorn.run(create_app(session.argusic), host=host, port=port, log_config=None)
 
 
-def _ingest_human(report: IngestReport) -> str:
+def _ingest_human(report: IngestReport | DemoReport) -> str:
     return (
         f"{report.records} records: {report.appended} events appended, "
         f"{report.unchanged} already recorded; ledger size {report.ledger_size}"
@@ -80,12 +80,13 @@ def ingest_command(session: Session, files: tuple[Path, ...], as_json: bool) -> 
 @json_option
 @pass_session
 def demo_command(session: Session, if_empty: bool, as_json: bool) -> None:
-    """Load the bundled demo data (the methodology's real changelog) into an empty ledger."""
+    """Load the bundled demo data (the methodology's real changelog, a labelled demo cycle and
+    a synthetic SI-IQ calibration) into an empty ledger."""
     argusic = session.argusic
     size = argusic.ledger.size()
     if size and if_empty:
         emit(
-            IngestReport(records=0, appended=0, unchanged=0, ledger_size=size),
+            DemoReport(records=0, appended=0, unchanged=0, ledger_size=size, siiq_accepted=None),
             lambda r: f"ledger already holds {r.ledger_size} events: demo not loaded",
         )
         return

@@ -4,12 +4,14 @@ dependencies litestar provides by parameter name."""
 from __future__ import annotations
 
 from litestar import Litestar
+from litestar.config.compression import CompressionConfig
 from litestar.di import Provide
 from litestar.openapi import OpenAPIConfig
 
-from api.http import evidence, hardware, ledger, methodology, operators, siiq
+from api.http import evidence, hardware, home, ledger, methodology, operators, siiq
 from api.http.errors import exception_handlers
 from api.services.operators import ActionDesk
+from api.web import FORMAT, Negotiated, static_files, template_config
 from api.wiring import Argusic
 
 
@@ -22,13 +24,18 @@ def create_app(argusic: Argusic) -> Litestar:
 
     return Litestar(
         route_handlers=[
+            home.router,
             ledger.router,
             methodology.router,
             evidence.router,
             siiq.router,
             hardware.router,
             operators.router,
+            *static_files(),
         ],
+        response_class=Negotiated,
+        parameters=FORMAT,
+        template_config=template_config(argusic.store),
         dependencies={
             "ledger_queries": provided(argusic.ledger_queries),
             "methodology": provided(argusic.public),
@@ -38,5 +45,6 @@ def create_app(argusic: Argusic) -> Litestar:
             "actions": provided(ActionDesk(argusic.ledger, argusic.methodology.state)),
         },
         exception_handlers=exception_handlers(),
+        compression_config=CompressionConfig(backend="gzip", gzip_compress_level=6),
         openapi_config=OpenAPIConfig(title="Argusic", version="0.1.0", path="/schema"),
     )

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import structlog
 from eventsourcing.persistence import PersistenceError
@@ -17,11 +18,12 @@ from litestar.status_codes import (
 )
 from litestar.types import ExceptionHandlersMap
 
+from api.web.negotiation import error_page
 from domain.errors import IntegrityFailure, InvalidInput, NotFound, SetupError, UsageError
 
 log = structlog.get_logger()
 AnyRequest = Request[object, object, State]
-Problem = Response[dict[str, object]]
+Problem = Response[Any]
 
 STATUS: dict[type[Exception], int] = {
     NotFound: HTTP_404_NOT_FOUND,
@@ -42,9 +44,14 @@ def problem(status: int, detail: str, extra: object = None) -> Problem:
     return Response(body, status_code=status)
 
 
+def answer(request: AnyRequest, status: int, detail: str, extra: object = None) -> Problem:
+    """The problem document, or its page for a client that prefers HTML."""
+    return error_page(request, status, detail) or problem(status, detail, extra)
+
+
 def _ours(status: int) -> Callable[[AnyRequest, Exception], Problem]:
-    def handler(_: AnyRequest, exc: Exception) -> Problem:
-        return problem(status, str(exc))
+    def handler(request: AnyRequest, exc: Exception) -> Problem:
+        return answer(request, status, str(exc))
 
     return handler
 
@@ -54,12 +61,12 @@ def _litestar(request: AnyRequest, exc: HTTPException) -> Problem:
     its own failures are bugs of ours too, and logged."""
     if exc.status_code >= HTTP_500_INTERNAL_SERVER_ERROR:
         log.error("internal error", path=request.url.path, error=repr(exc), exc_info=exc)
-    return problem(exc.status_code, exc.detail, exc.extra)
+    return answer(request, exc.status_code, exc.detail, exc.extra)
 
 
 def _unexpected(request: AnyRequest, exc: Exception) -> Problem:
     log.error("unexpected error", path=request.url.path, error=repr(exc), exc_info=exc)
-    return problem(HTTP_500_INTERNAL_SERVER_ERROR, "internal error")
+    return answer(request, HTTP_500_INTERNAL_SERVER_ERROR, "internal error")
 
 
 def exception_handlers() -> ExceptionHandlersMap:

@@ -9,15 +9,18 @@ from litestar.params import FromPath, FromQuery
 
 from api.services.queries import LedgerQueries, MethodologyQueries
 from api.services.trace import TraceView, trace
+from api.web import page
 from projections.views.agents import AgentsView
 from projections.views.editions import EditionsView
 from projections.views.leaderboard import LeaderboardView
+from projections.views.methodology import MethodologyView
 from projections.views.project import ProjectView
+from projections.views.projects import ProjectsView
 from projections.views.run import RunView
 from projections.views.sources import SourcesView
 
 
-@get("/leaderboard", sync_to_thread=True)
+@get("/leaderboard", sync_to_thread=True, opt=page("leaderboard.html"))
 def leaderboard(
     methodology: NamedDependency[MethodologyQueries],
     cycle: FromQuery[str],
@@ -26,7 +29,15 @@ def leaderboard(
     return methodology.leaderboard(cycle, as_of)
 
 
-@get("/projects/{project_id:path}", sync_to_thread=True)
+@get("/projects", sync_to_thread=True, opt=page("projects.html"))
+def projects(
+    methodology: NamedDependency[MethodologyQueries], as_of: FromQuery[int | None] = None
+) -> ProjectsView:
+    """Every project with a recorded run, its verdict and its attempts."""
+    return methodology.projects(as_of)
+
+
+@get("/projects/{project_id:path}", sync_to_thread=True, opt=page("project.html"))
 def project(
     methodology: NamedDependency[MethodologyQueries],
     project_id: FromPath[str],
@@ -35,7 +46,7 @@ def project(
     return methodology.project(project_id.lstrip("/"), as_of)
 
 
-@get("/runs/{run_id:str}", sync_to_thread=True)
+@get("/runs/{run_id:str}", sync_to_thread=True, opt=page("run.html"))
 def run(
     methodology: NamedDependency[MethodologyQueries],
     run_id: FromPath[str],
@@ -53,14 +64,22 @@ def run_trace(
     return trace(ledger_queries, methodology, run_id)
 
 
-@get("/methodology/editions", sync_to_thread=True)
+@get("/methodology/editions", sync_to_thread=True, opt=page("editions.html"))
 def editions(
     methodology: NamedDependency[MethodologyQueries], as_of: FromQuery[int | None] = None
 ) -> EditionsView:
     return methodology.editions(as_of)
 
 
-@get("/methodology/sources", sync_to_thread=True)
+@get("/methodology", sync_to_thread=True, opt=page("methodology.html"))
+def methodology_page(
+    methodology: NamedDependency[MethodologyQueries], as_of: FromQuery[int | None] = None
+) -> MethodologyView:
+    """The editions and the source-type table as of one position."""
+    return methodology.methodology(as_of)
+
+
+@get("/methodology/sources", sync_to_thread=True, opt=page("sources.html"))
 def sources(
     methodology: NamedDependency[MethodologyQueries], as_of: FromQuery[int | None] = None
 ) -> SourcesView:
@@ -78,5 +97,16 @@ def agents(
 
 
 router = Router(
-    "/", route_handlers=[leaderboard, project, run, run_trace, editions, sources, agents]
+    "/",
+    route_handlers=[
+        agents,
+        leaderboard,
+        projects,
+        project,
+        run,
+        run_trace,
+        methodology_page,
+        editions,
+        sources,
+    ],
 )

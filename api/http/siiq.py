@@ -9,6 +9,7 @@ from litestar.params import FromPath, FromQuery
 
 from api.services.queries import SiiqQueries
 from api.services.sources import SourcesQueries
+from api.web import page
 from domain.siiq.index import IndexDocument, ModelPage
 from projections.siiq_sources import StatusDocument
 
@@ -20,7 +21,15 @@ def index_json(
     return siiq.index(as_of)
 
 
-@get("/siiq/models/{slug:path}", sync_to_thread=True)
+@get("/siiq", sync_to_thread=True, opt=page("siiq_index.html"))
+def siiq_index(
+    siiq: NamedDependency[SiiqQueries], as_of: FromQuery[int | None] = None
+) -> IndexDocument:
+    """The index as a page: the same document as /data/index.json."""
+    return siiq.index(as_of)
+
+
+@get("/siiq/models/{slug:path}", sync_to_thread=True, opt=page("siiq_model.html"))
 def siiq_model(
     siiq: NamedDependency[SiiqQueries], slug: FromPath[str], as_of: FromQuery[int | None] = None
 ) -> ModelPage:
@@ -43,4 +52,15 @@ def status_json(
     return sources.status(as_of)
 
 
-router = Router("/", route_handlers=[index_json, siiq_model, evidence_jsonl, status_json])
+@get("/status", sync_to_thread=True, opt=page("status.html"))
+def status_page(
+    sources: NamedDependency[SourcesQueries], as_of: FromQuery[int | None] = None
+) -> StatusDocument:
+    """The status as a page: the same document as /status.json."""
+    return sources.status(as_of)
+
+
+router = Router(
+    "/",
+    route_handlers=[index_json, siiq_index, siiq_model, evidence_jsonl, status_json, status_page],
+)

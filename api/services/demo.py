@@ -1,7 +1,7 @@
 """`argusic demo`: the bundled demo (`scripts/demo/`, written by `build.py`) into an empty
-ledger, in its files' order: records ingested; actions (`*.actions.jsonl`) signed by the demo's
-own owner, made here, and submitted; an approval of `"position": "head"` approves the ledger as
-it then stands."""
+ledger: a synthetic SI-IQ calibration (`siiq/`) first, then the files in order: records
+ingested; actions (`*.actions.jsonl`) signed by the demo's own owner, made here, and submitted;
+an approval of `"position": "head"` approves the ledger as it then stands."""
 
 from __future__ import annotations
 
@@ -9,7 +9,8 @@ from pathlib import Path
 
 import msgspec
 
-from api.services.ingest import IngestReport, ingest
+from api.services.calibrate import calibrate_files
+from api.services.ingest import ingest
 from api.services.operators import (
     Clock,
     act,
@@ -35,6 +36,22 @@ def _action(line: bytes, head: int) -> bytes:
     return msgspec.json.encode(data)
 
 
+class DemoReport(msgspec.Struct, frozen=True, kw_only=True):
+    records: int
+    appended: int
+    unchanged: int
+    ledger_size: int
+    siiq_accepted: bool | None
+    """Whether the demo's SI-IQ calibration was accepted (None: the demo has none)."""
+
+
+def _calibrate(ledger: Ledger, siiq: Path) -> bool | None:
+    if not (siiq / "results.csv").exists():
+        return None
+    files = (siiq / "results.csv", siiq / "benchmarks.csv", siiq / "reference.txt")
+    return calibrate_files(ledger, *files).accepted
+
+
 def load_demo(
     folder: Path,
     *,
@@ -43,10 +60,11 @@ def load_demo(
     banners: Banners,
     home: Path,
     clock: Clock,
-) -> IngestReport:
+) -> DemoReport:
     """Every file of the demo, in order; the demo only ever goes into an empty ledger."""
     if ledger.size():
         raise InvalidInput("the demo loads only into an empty ledger")
+    accepted = _calibrate(ledger, folder / "siiq")
     reader = ProjectionReader(ledger, MethodologyProjection())
 
     def state() -> Methodology:
@@ -66,4 +84,6 @@ def load_demo(
         else:
             records += ingest(ledger, [path], store, banners).records
     size = ledger.size()
-    return IngestReport(records=records, appended=size, unchanged=0, ledger_size=size)
+    return DemoReport(
+        records=records, appended=size, unchanged=0, ledger_size=size, siiq_accepted=accepted
+    )

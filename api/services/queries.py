@@ -18,11 +18,14 @@ from projections.methodology import MethodologyProjection
 from projections.siiq import Siiq, SiiqProjection, index_document
 from projections.views.agents import AgentsView, agents_view
 from projections.views.approved import Approved
+from projections.views.cycles import CyclesView, cycles_view
 from projections.views.disputes import DisputesView, disputes_view
 from projections.views.editions import EditionsView, editions_view
 from projections.views.evidence import ServedCopy, served_copy
 from projections.views.leaderboard import LeaderboardView, leaderboard_view
+from projections.views.methodology import MethodologyView, methodology_view
 from projections.views.project import ProjectView, project_view
+from projections.views.projects import ProjectsView, projects_view
 from projections.views.run import RunView, run_view
 from projections.views.sources import SourcesView, sources_view
 from projections.views.trace import TraceBasis, trace_basis
@@ -98,6 +101,9 @@ class MethodologyQueries:
         view = partial(leaderboard_view, cycle=cycle)
         return self._answer(("leaderboard", cycle), view, as_of)
 
+    def projects(self, as_of: int | None = None) -> ProjectsView:
+        return self._answer(("projects",), projects_view, as_of)
+
     def project(self, project_id: str, as_of: int | None = None) -> ProjectView:
         view = partial(project_view, project_id=project_id)
         return self._answer(("project", project_id), view, as_of)
@@ -105,8 +111,14 @@ class MethodologyQueries:
     def run(self, run_id: str, as_of: int | None = None) -> RunView:
         return self._answer(("run", run_id), partial(run_view, run_id=run_id), as_of)
 
+    def cycles(self, as_of: int | None = None) -> CyclesView:
+        return self._answer(("cycles",), cycles_view, as_of)
+
     def editions(self, as_of: int | None = None) -> EditionsView:
         return self._answer(("editions",), editions_view, as_of)
+
+    def methodology(self, as_of: int | None = None) -> MethodologyView:
+        return self._answer(("methodology",), methodology_view, as_of)
 
     def sources(self, as_of: int | None = None) -> SourcesView:
         return self._answer(("sources",), sources_view, as_of)

@@ -151,16 +151,17 @@ class Methodology(msgspec.Struct, kw_only=True):
         """The valid runs of a cycle on a project, none of them a pass (it is under review)."""
         return [j.event.run_id for _, j in self.cycle_runs(cycle, project) if j.outcome]
 
-    def standings(self, cycle: str) -> list[Standing]:
-        """Sections 6a, 9 and 10: the cycle's valid runs of source types in use, by agent."""
+    def scored_runs(self, cycle: str) -> list[ScoredRun]:
+        """Sections 6a and 9: the cycle's valid runs of source types in use, in ledger order."""
         in_use = self.sources_in_use()
-        scored = [
+        return [
             ScoredRun(
                 j.event.agent.id,
                 j.event.project.id,
                 j.lines.total,
                 passed(j.outcome),
                 j.event.attempt == "stronger",
+                j.event.run_id,
             )
             for j in self.judged()
             if j.event.cycle == cycle
@@ -168,7 +169,10 @@ class Methodology(msgspec.Struct, kw_only=True):
             and j.lines is not None
             and j.event.project.source_type in in_use
         ]
-        return leaderboard(scored, self.under_review(cycle))
+
+    def standings(self, cycle: str) -> list[Standing]:
+        """Sections 9 and 10: the cycle's agents, by the middle of their per-project middles."""
+        return leaderboard(self.scored_runs(cycle), self.under_review(cycle))
 
     def published(self) -> Approval | None:
         """The latest approval for the public (section 1), if any."""

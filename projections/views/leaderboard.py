@@ -1,10 +1,13 @@
-"""The leaderboard of a cycle (methodology sections 9 and 10)."""
+"""The leaderboard of a cycle (methodology sections 9 and 10), with the runs behind each figure."""
 
 from __future__ import annotations
 
+from collections import defaultdict
+from typing import Literal
+
 import msgspec
 
-from domain.leaderboard import Exclusion
+from domain.leaderboard import Exclusion, Standing
 from domain.state.methodology import Methodology
 from projections.views.approved import Approved
 
@@ -12,6 +15,16 @@ from projections.views.approved import Approved
 class ExcludedRow(msgspec.Struct, frozen=True):
     project: str
     reason: Exclusion
+
+
+class ProjectCell(msgspec.Struct, frozen=True, kw_only=True):
+    """One project an agent attempted in the cycle: its middle score when counted, why not
+    otherwise, and its valid runs (every one of them counts in the pass rate)."""
+
+    project: str
+    middle: float | None
+    status: Literal["counted", "unstable", "under_review", "incomplete"]
+    runs: list[str]
 
 
 class LeaderboardRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -23,6 +36,7 @@ class LeaderboardRow(msgspec.Struct, frozen=True, kw_only=True):
     excluded: list[ExcludedRow]
     label: str | None = None
     """The agent's neutral Argusic identity (sections 5 and 18), where it has a record."""
+    projects: list[ProjectCell] = msgspec.field(default_factory=list)
 
 
 class LeaderboardView(msgspec.Struct, frozen=True, kw_only=True):
@@ -33,7 +47,24 @@ class LeaderboardView(msgspec.Struct, frozen=True, kw_only=True):
     """Set on public documents: what an operator approved (methodology section 1)."""
 
 
+def _cells(standing: Standing, runs: dict[str, list[str]]) -> list[ProjectCell]:
+    excluded = {e.project: e.reason for e in standing.excluded}
+    return [
+        ProjectCell(
+            project=project,
+            middle=None if (m := standing.middles.get(project)) is None else float(m),
+            status="counted" if m is not None else excluded.get(project, "incomplete"),
+            runs=run_ids,
+        )
+        for project, run_ids in sorted(runs.items())
+    ]
+
+
 def leaderboard_view(state: Methodology, as_of: int, cycle: str) -> LeaderboardView:
+    """Sections 6a, 9 and 10: the cycle's agents, and behind each figure its runs."""
+    runs: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
+    for run in state.scored_runs(cycle):
+        runs[run.agent][run.project].append(run.run_id)
     rows = [
         LeaderboardRow(
             agent=s.agent,
@@ -43,6 +74,7 @@ def leaderboard_view(state: Methodology, as_of: int, cycle: str) -> LeaderboardV
             projects_counted=s.projects_counted,
             excluded=[ExcludedRow(e.project, e.reason) for e in s.excluded],
             label=state.agents[s.agent].label if s.agent in state.agents else None,
+            projects=_cells(s, runs[s.agent]),
         )
         for s in state.standings(cycle)
     ]

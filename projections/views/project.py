@@ -99,6 +99,21 @@ def _attempt_row(judged: Judged) -> AttemptRow:
     )
 
 
+def project_verdict(state: Methodology, runs: list[Judged]) -> Verdict | None:
+    """Section 11 over a project's runs in ledger order (its valid ones are its attempts);
+    none for a source type not started (section 6a)."""
+    latest = max(runs, key=lambda j: j.run.position).event.project
+    if latest.source_type not in state.sources_in_use():
+        return None
+    return verdict(
+        [
+            Attempt(j.event.attempt, j.event.edition, j.outcome)
+            for j in runs
+            if j.outcome is not None
+        ]
+    )
+
+
 def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView:
     runs = [j for j in state.judged() if j.event.project.id == project_id]
     if not runs:
@@ -106,9 +121,6 @@ def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView
     sets: dict[SetKey, list[Judged]] = defaultdict(list)
     for judged in runs:
         sets[set_key(judged.event)].append(judged)
-    valid = [
-        Attempt(j.event.attempt, j.event.edition, j.outcome) for j in runs if j.outcome is not None
-    ]
     latest = max(runs, key=lambda j: j.run.position).event.project
     cycles = sorted({j.event.cycle for j in runs})
     under_review_in = [c for c in cycles if project_id in state.under_review(c)]
@@ -117,7 +129,7 @@ def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView
         project=project_id,
         as_of=as_of,
         description_shown=latest.description and house_punctuation(latest.description),
-        verdict=verdict(valid) if latest.source_type in state.sources_in_use() else None,
+        verdict=project_verdict(state, runs),
         under_review=bool(under_review_in),
         under_review_in=under_review_in,
         reviews=[

@@ -2,11 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import signal
 import socket
 import subprocess
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +17,7 @@ from ledger.ledger import Ledger
 from ledger.merkle import verify_inclusion
 from ledger.note import Verifier, open_checkpoint
 from tests.conftest import ARGUSIC, append_editions, load_bundled_demo
+from tests.servers import free_port, stop, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -69,28 +67,6 @@ def test_openapi_schema_lists_the_routes(client: TestClient) -> None:  # type: i
     } <= set(paths)
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-def wait_for(url: str, process: subprocess.Popen[bytes], seconds: float = 60) -> httpx.Response:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the server exited"
-        try:
-            return httpx.get(url, timeout=2)
-        except httpx.TransportError:
-            time.sleep(0.2)
-    pytest.fail(f"{url} did not answer within {seconds}s")
-
-
-def stop(process: subprocess.Popen[bytes]) -> None:
-    os.killpg(process.pid, signal.SIGTERM)
-    process.wait(timeout=30)
-
-
 def test_a_real_server_process_on_loopback(ledger: Ledger, cli_env: dict[str, str]) -> None:
     append_editions(ledger, 0, 3)
     port = free_port()
@@ -132,6 +108,10 @@ def test_make_run_serves_the_demo_on_port_8000(demo_size: int, cli_env: dict[str
         assert wait_for("http://127.0.0.1:8000/healthz", server, 300).json()["size"] == demo_size
         editions = httpx.get("http://127.0.0.1:8000/methodology/editions").json()["editions"]
         assert editions[5]["version"] == "1.2"
+        home = httpx.get("http://127.0.0.1:8000/", headers={"Accept": "text/html"})
+        assert home.headers["content-type"] == "text/html; charset=utf-8"
+        assert "The current leaderboard" in home.text
+        assert 'data-agent="demo-agent-a"' in home.text
     finally:
         stop(server)
 

@@ -73,6 +73,14 @@ def test_the_leaderboard_of_a_cycle(world: World) -> None:
         row("agent-c", score=None, pass_rate=0.0, attempts=3, counted=0, excluded=(broken,)),
         row("agent-d", score=None, pass_rate=0.0, attempts=6, counted=0, excluded=(broken, shaky)),
     ]
+    assert [
+        (p["project"], p["middle"], p["status"]) for p in world.leaderboard_projects("agent-a")
+    ] == [
+        ("exact30", 100.0, "counted"),
+        ("shaky", None, "unstable"),
+        ("steady", 100.0, "counted"),
+    ]
+    assert all(len(p["runs"]) == 3 for p in world.leaderboard_projects("agent-a"))
 
 
 def test_a_project_page(world: World) -> None:

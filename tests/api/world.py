@@ -48,6 +48,19 @@ class World:
         return ProjectionReader(self.ledger, MethodologyProjection())
 
     def leaderboard(self, as_of: int | None = None) -> list[dict[str, Any]]:
+        """The rows' figures; the runs behind them are `leaderboard_projects`."""
+        return [
+            {k: v for k, v in row.items() if k != "projects"}
+            for row in self.leaderboard_rows(as_of)
+        ]
+
+    def leaderboard_projects(self, agent: str) -> list[dict[str, Any]]:
+        """Every project `agent` attempted in the cycle, its middle or status, its runs."""
+        (row,) = [r for r in self.leaderboard_rows() if r["agent"] == agent]
+        projects: list[dict[str, Any]] = row["projects"]
+        return projects
+
+    def leaderboard_rows(self, as_of: int | None = None) -> list[dict[str, Any]]:
         view = self.reads().answer("lb", partial(leaderboard_view, cycle="2026-09"), as_of)
         rows: list[dict[str, Any]] = msgspec.to_builtins(view)["rows"]
         return rows

@@ -55,6 +55,7 @@ def test_a_set_counts_once_it_has_three_valid_runs_and_an_incomplete_one_is_name
     board = leaderboard(runs("a", "p1", 100, 100) + runs("a", "p2", 50, 50, 50), set())
     assert (board[0].score, board[0].projects_counted) == (50, 1)
     assert board[0].excluded == [Excluded("p1", "incomplete")]
+    assert board[0].middles == {"p2": 50}
 
 
 def test_a_project_under_review_is_named_as_such_even_when_its_set_is_incomplete() -> None:

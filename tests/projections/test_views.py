@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import UTC, date, datetime
 
+import msgspec
 import pytest
 
 from domain.errors import NotFound
@@ -16,6 +17,7 @@ from domain.events import (
     EvidenceTransformed,
     Fingerprint,
     Project,
+    ProjectReviewed,
     RecordingWithheld,
     Report,
     RunRecorded,
@@ -24,8 +26,11 @@ from domain.state.methodology import Methodology
 from ledger.ledger import RecordedEvent
 from projections.base import fold
 from projections.methodology import MethodologyProjection
+from projections.views.cycles import cycles_view
 from projections.views.evidence import served_copy
+from projections.views.leaderboard import leaderboard_view
 from projections.views.project import project_view
+from projections.views.projects import projects_view
 from projections.views.trace import trace_basis
 
 T0 = datetime(2026, 9, 10, 10, tzinfo=UTC)
@@ -126,3 +131,73 @@ def test_a_runs_set_is_the_same_in_its_trace_and_on_its_project_page() -> None:
     assert basis.set is not None
     assert basis.set.scores == [100.0, 90.0, 80.0]
     assert basis.positions == [1, 2, 3, 4]  # the edition and the set's three runs
+
+
+def test_each_leaderboard_figure_names_the_runs_behind_it() -> None:
+    state = state_of(
+        recorded_run("r1", "a", 2, 2),
+        recorded_run("r2", "a", 2, 1),
+        recorded_run("r3", "a", 2, 0),
+        recorded_run("r4", "b", 2, 2),  # b has one run: its set is not complete
+    )
+    board = leaderboard_view(state, 5, "2026-09")
+    (a,) = [r for r in board.rows if r.agent == "a"]
+    assert [(c.project, c.middle, c.status, c.runs) for c in a.projects] == [
+        ("p", 90.0, "counted", ["r1", "r2", "r3"])
+    ]
+    assert a.score == a.projects[0].middle
+    (b,) = [r for r in board.rows if r.agent == "b"]
+    assert [(c.middle, c.status, c.runs) for c in b.projects] == [(None, "incomplete", ["r4"])]
+    assert b.score is None
+
+
+def test_an_excluded_project_is_named_with_its_runs_and_reason() -> None:
+    state = state_of(
+        recorded_run("r1", "a", 0, 0),
+        recorded_run("r2", "a", 0, 0),
+        msgspec.structs.replace(recorded_run("r3", "a", 0, 0), status="timeout"),
+    )  # 100, 100, 0: a spread of 100% > 30%
+    (row,) = leaderboard_view(state, 4, "2026-09").rows
+    assert [(e.project, e.reason) for e in row.excluded] == [("p", "unstable")]
+    assert [(c.status, c.middle, c.runs) for c in row.projects] == [
+        ("unstable", None, ["r1", "r2", "r3"])
+    ]
+
+
+def test_cycles_are_listed_oldest_first_and_the_latest_is_current() -> None:
+    state = state_of(
+        recorded_run("r1", "a", 0, 0, cycle="2026-10"),
+        recorded_run("r2", "b", 0, 0, cycle="2026-09"),
+        recorded_run("r3", "a", 0, 0, cycle="2026-10"),
+    )
+    view = cycles_view(state, 4)
+    assert [(c.cycle, c.runs, c.agents, c.projects) for c in view.cycles] == [
+        ("2026-09", 1, 1, 1),
+        ("2026-10", 2, 1, 1),
+    ]
+    assert view.current == "2026-10"
+    assert cycles_view(state_of(), 1).current is None
+
+
+def test_a_projects_review_history_is_every_review_in_ledger_order() -> None:
+    state = state_of(
+        recorded_run("r1", "a", 0, 0),
+        ProjectReviewed(
+            project_id="p", cycle="2026-09", finding="project", reviewer="ana", note="1"
+        ),
+        ProjectReviewed(
+            project_id="p", cycle="2026-09", finding="project", reviewer="bo", note="2"
+        ),
+    )
+    reviews = project_view(state, 4, "p").reviews
+    assert [(r.position, r.reviewer, r.note) for r in reviews] == [(3, "ana", "1"), (4, "bo", "2")]
+
+
+def test_every_project_is_listed_with_its_verdict_and_attempts() -> None:
+    invalid = msgspec.structs.replace(
+        recorded_run("r2", "a", 0, 0), status="invalid", invalid_reason="harness crashed"
+    )
+    state = state_of(recorded_run("r1", "a", 0, 0), invalid)
+    (row,) = projects_view(state, 3).projects
+    assert (row.project, row.verdict, row.attempts, row.valid_attempts) == ("p", "works", 2, 1)
+    assert row.verdict == project_view(state, 3, "p").verdict
