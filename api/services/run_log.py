@@ -10,8 +10,8 @@ from dataclasses import dataclass, field
 from eventsourcing.persistence import IntegrityError
 
 from domain.errors import ArgusicError, NotFound
-from domain.events import DomainEvent, RunScheduled, streams
-from domain.runner.lifecycle import RunEvent, RunState, apply, fold, initial
+from domain.events import DomainEvent, RunEvent, RunScheduled, streams
+from domain.runner.lifecycle import RunState, apply, fold, initial
 from ledger.ledger import Ledger, NewEvent
 
 ATTEMPT = streams.attempt("")

@@ -54,6 +54,7 @@ from domain.events.runner import (
     RunCancelled,
     RunClaimed,
     RunClosed,
+    RunEvent,
     RunScheduled,
     SandboxCreated,
     SandboxLimits,
@@ -96,22 +97,7 @@ DomainEvent = (
     | DisputeResolved
     | HoldReleased
     | RevisionApproved
-    | RunScheduled
-    | RunClaimed
-    | ModelKeyRequested
-    | ModelKeyCreated
-    | ModelKeyCreationFailed
-    | SourceFetched
-    | SandboxCreated
-    | AgentStarted
-    | AgentExited
-    | AgentTimedOut
-    | RunCancelled
-    | RunAborted
-    | EvidenceStored
-    | ModelKeyDeleted
-    | SandboxRemoved
-    | RunClosed
+    | RunEvent
     | SweepCompleted
     | EmergencyStopped
 )
@@ -165,6 +151,7 @@ __all__ = [
     "RunCancelled",
     "RunClaimed",
     "RunClosed",
+    "RunEvent",
     "RunRecorded",
     "RunScheduled",
     "RunStatus",

@@ -210,3 +210,24 @@ class EmergencyStopped(Event, frozen=True):
     @property
     def stream(self) -> str:
         return streams.SWEEPS
+
+
+RunEvent = (
+    RunScheduled
+    | RunClaimed
+    | ModelKeyRequested
+    | ModelKeyCreated
+    | ModelKeyCreationFailed
+    | SourceFetched
+    | SandboxCreated
+    | AgentStarted
+    | AgentExited
+    | AgentTimedOut
+    | RunCancelled
+    | RunAborted
+    | EvidenceStored
+    | ModelKeyDeleted
+    | SandboxRemoved
+    | RunClosed
+)
+"""Every fact of one run's lifecycle (its stream, `attempt:<run id>`)."""

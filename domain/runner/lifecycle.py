@@ -33,6 +33,7 @@ from domain.events import (
     RunCancelled,
     RunClaimed,
     RunClosed,
+    RunEvent,
     RunScheduled,
     SandboxCreated,
     SandboxRemoved,
@@ -50,24 +51,6 @@ Phase = Literal[
     "ending",
     "closed",
 ]
-RunEvent = (
-    RunScheduled
-    | RunClaimed
-    | ModelKeyRequested
-    | ModelKeyCreated
-    | ModelKeyCreationFailed
-    | SourceFetched
-    | SandboxCreated
-    | AgentStarted
-    | AgentExited
-    | AgentTimedOut
-    | RunCancelled
-    | RunAborted
-    | EvidenceStored
-    | ModelKeyDeleted
-    | SandboxRemoved
-    | RunClosed
-)
 ENDINGS = (AgentExited, AgentTimedOut, RunCancelled, RunAborted)
 _ENDED: dict[type, Ended] = {
     AgentExited: "exited",

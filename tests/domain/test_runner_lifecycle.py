@@ -8,9 +8,9 @@ from datetime import timedelta
 
 import pytest
 
+from domain.events import RunEvent
 from domain.runner.lifecycle import (
     IllegalTransition,
-    RunEvent,
     RunState,
     apply,
     claimable,
