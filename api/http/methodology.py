@@ -86,7 +86,7 @@ def sources(
     return methodology.sources(as_of)
 
 
-@get("/agents", sync_to_thread=True)
+@get("/agents", sync_to_thread=True, opt=page("agents.html"))
 def agents(
     methodology: NamedDependency[MethodologyQueries],
     cycle: FromQuery[str],

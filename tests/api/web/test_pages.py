@@ -28,6 +28,7 @@ EM_DASH = "\u2014"
 PAGES = [
     "/",
     "/leaderboard?cycle=2026-09",
+    "/agents?cycle=2026-10",
     "/projects",
     "/projects/demo/pixel-forge",
     "/projects/test/quoted",
@@ -203,3 +204,12 @@ def test_a_secret_project_is_no_page_before_its_cycle_closes(client: TestClient[
     for path in ("/", "/projects", "/leaderboard?cycle=2026-10"):
         assert "quiet-vault" not in client.get(path, headers=HTML).text, path
     assert "hidden-gem" in client.get("/projects", headers=HTML).text  # September's, closed
+
+
+def test_the_agents_page_shows_the_roster_of_a_published_cycle(client: TestClient[Any]) -> None:
+    page = client.get("/agents", params={"cycle": "2026-10"}, headers=HTML).text
+    assert 'data-agent="demo-agent-c"' in page
+    assert "demo-model-c 2026-08-20" in page
+    assert "Demo Compute Sponsor" in page  # section 13: the sponsorship shown with the results
+    assert "quiet-vault" not in page  # October's secret pool, unpublished
+    assert "night-owl" in page

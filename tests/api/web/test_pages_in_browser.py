@@ -149,6 +149,7 @@ def page_kinds(site: Site) -> dict[str, str]:
     return {
         "home": "/",
         "leaderboard": "/leaderboard?cycle=2026-09",
+        "agents": "/agents?cycle=2026-10",
         "project": "/projects/demo/pixel-forge",
         "project-under-review": "/projects/demo/ghost-build",
         "project-quoted-text": "/projects/test/quoted",
