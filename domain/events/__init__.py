@@ -64,6 +64,27 @@ from domain.events.runner import (
     Tier,
 )
 from domain.events.siiq import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
+from domain.events.siiq_updates import (
+    BenchmarkFrozen,
+    BenchmarkUnfrozen,
+    CrossCheck,
+    CrossCheckRejected,
+    HoldConfirmed,
+    HoldObserved,
+    OperatorNotified,
+    PublicationHalted,
+    PublishedValue,
+    RevisionAttempted,
+    RevisionObserved,
+    SiiqPublished,
+    SiiqUpdateHalted,
+    SiiqUpdateRan,
+    SourceDataAccepted,
+    SourceDataKept,
+    ValueHeld,
+    ValuesPublished,
+    value_key,
+)
 from domain.events.sources import (
     AliasApproved,
     SourceSnapshotRecorded,
@@ -86,6 +107,22 @@ DomainEvent = (
     | SourceSnapshotRecorded
     | SourceTableRecorded
     | AliasApproved
+    | SiiqUpdateHalted
+    | SiiqUpdateRan
+    | ValuesPublished
+    | ValueHeld
+    | HoldObserved
+    | HoldConfirmed
+    | CrossCheckRejected
+    | SourceDataKept
+    | SourceDataAccepted
+    | BenchmarkFrozen
+    | RevisionObserved
+    | RevisionAttempted
+    | BenchmarkUnfrozen
+    | OperatorNotified
+    | PublicationHalted
+    | SiiqPublished
     | AgentRegistered
     | CycleOpened
     | CycleClosed
@@ -112,9 +149,13 @@ __all__ = [
     "AgentTimedOut",
     "AliasApproved",
     "AttemptKind",
+    "BenchmarkFrozen",
+    "BenchmarkUnfrozen",
     "CalibrationAccepted",
     "CalibrationRejected",
     "Count",
+    "CrossCheck",
+    "CrossCheckRejected",
     "CycleClosed",
     "CycleOpened",
     "DisputeOpened",
@@ -128,6 +169,8 @@ __all__ = [
     "EvidenceStored",
     "EvidenceTransformed",
     "Fingerprint",
+    "HoldConfirmed",
+    "HoldObserved",
     "HoldReleased",
     "InputRecord",
     "KeyMode",
@@ -136,6 +179,7 @@ __all__ = [
     "ModelKeyDeleted",
     "ModelKeyRequested",
     "OperatorActed",
+    "OperatorNotified",
     "OperatorRegistered",
     "OperatorRevoked",
     "Pool",
@@ -143,10 +187,14 @@ __all__ = [
     "ProjectReviewCleared",
     "ProjectReviewed",
     "PublicationApproved",
+    "PublicationHalted",
+    "PublishedValue",
     "RecordingWithheld",
     "Report",
     "RerunRequested",
     "RevisionApproved",
+    "RevisionAttempted",
+    "RevisionObserved",
     "RunAborted",
     "RunCancelled",
     "RunClaimed",
@@ -160,6 +208,11 @@ __all__ = [
     "SandboxLimits",
     "SandboxRemoved",
     "SiiqInputsRecorded",
+    "SiiqPublished",
+    "SiiqUpdateHalted",
+    "SiiqUpdateRan",
+    "SourceDataAccepted",
+    "SourceDataKept",
     "SourceFetched",
     "SourceSnapshotRecorded",
     "SourceTableRecorded",
@@ -170,5 +223,8 @@ __all__ = [
     "Text",
     "Tier",
     "Value",
+    "ValueHeld",
+    "ValuesPublished",
     "require_utc",
+    "value_key",
 ]
