@@ -11,6 +11,7 @@ from api.cli.output import Session, emit, json_option, pass_session, published_o
 from api.services.calibrate import calibrate_files, recompute_document
 from api.services.siiq_report import report_markdown, siiq_report
 from api.services.siiq_update import UpdateReport, update_siiq
+from api.wiring import crosscheck_stand_in
 from domain.siiq.index import IndexDocument
 from domain.siiq.records import CalibrationSummary
 
@@ -104,3 +105,25 @@ def recompute_command(document: Path, as_json: bool) -> None:
     emit(report, lambda r: f"all {r.models} scores match" if r.ok else f"mismatch: {r.mismatch}")
     if not report.ok:
         sys.exit(EXIT_MISMATCH)
+
+
+@click.group("crosscheck")
+def crosscheck() -> None:
+    """SI-IQ section 8's cross-check service."""
+
+
+@crosscheck.command("stand-in")
+@click.option("--port", type=int, default=0, show_default=True)
+def crosscheck_stand_in_command(port: int) -> None:
+    """Serve an OpenAI-compatible chat-completions checker on 127.0.0.1 (tests, demo) that
+    confirms a number only when the quoted row carries it; prints its base URL, which
+    ARGUSIC_CROSSCHECK_URL takes."""
+    server = crosscheck_stand_in(port)
+    sys.stdout.write(f"{server.url}\n")
+    sys.stdout.flush()
+    try:
+        server.serve_forever(0.1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()
