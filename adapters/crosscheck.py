@@ -27,6 +27,9 @@ class ChatCrossChecker:
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.client = httpx.Client(timeout=timeout, headers=headers)
 
+    def close(self) -> None:
+        self.client.close()
+
     def __enter__(self) -> ChatCrossChecker:
         return self
 

@@ -178,7 +178,9 @@ class Argusic:
         SHA-256 under ARGUSIC_HOME/sources."""
         with HttpFetcher(config.limits) as fetcher:
             archive = FileArtifactStore(self.settings.home / "sources")
-            yield SourceReader(fetcher, CommitResolver(fetcher, config.github), archive, utc_now)
+            resolver = CommitResolver(fetcher, config.github)
+            # late-bound: the clock may be replaced after the application is built
+            yield SourceReader(fetcher, resolver, archive, lambda: self.clock())  # noqa: PLW0108
 
     def close(self) -> None:
         self.ledger.close()

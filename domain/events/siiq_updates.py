@@ -10,7 +10,8 @@ import msgspec
 
 from domain.events import streams
 from domain.events.base import Event, Text, Value
-from domain.siiq.records import Result
+from domain.events.sources import TableSummary
+from domain.siiq.records import Benchmark, Result
 
 
 class PublishedValue(Value, frozen=True):
@@ -44,6 +45,16 @@ class CrossCheck(Value, frozen=True):
     answer: str
 
 
+class SourceUsed(Value, frozen=True):
+    """A source's snapshot the guards let in: the shape later snapshots are compared with (its
+    tables, named `<address>#<table>`) and the share of rows the parser keeps (section 8)."""
+
+    source: str
+    snapshot: str
+    tables: list[TableSummary]
+    keep_ratio: float
+
+
 class SiiqUpdateHalted(Event, frozen=True):
     """Section 8: the cross-check service is unset or down, so the whole update stopped and the
     previous version stays online."""
@@ -57,13 +68,19 @@ class SiiqUpdateHalted(Event, frozen=True):
 
 
 class SiiqUpdateRan(Event, frozen=True):
-    """One update over the latest snapshots: the snapshot of each source it read and what it
-    cross-checked (the checker's model and every answer)."""
+    """One update over the latest snapshots: the snapshot of each source it used, the sources
+    whose used snapshot changed (with Epoch AI's benchmark definitions when its did), and what
+    it cross-checked (the checker's model and every answer)."""
 
     at: datetime
     snapshots: dict[str, str]
     checker: str
     checks: list[CrossCheck] = msgspec.field(default_factory=list)
+    used: list[SourceUsed] = msgspec.field(default_factory=list)
+    definitions: list[Benchmark] = msgspec.field(default_factory=list)
+    missing: list[str] | None = None
+    """The published values the newly used Epoch AI snapshot no longer lists (None: no new
+    snapshot, the missing ones stay as they were)."""
 
     @property
     def stream(self) -> str:
@@ -97,6 +114,8 @@ class ValueHeld(Event, frozen=True):
     since: datetime
     snapshot: str
     candidate: PublishedValue
+    si_iq: float | None = None
+    """For the new-leader guard: the model's score when its values were held."""
 
     @property
     def stream(self) -> str:
@@ -200,6 +219,8 @@ class RevisionObserved(Event, frozen=True):
     first_seen: datetime
     values: dict[str, float | None]
     candidates: list[PublishedValue] = msgspec.field(default_factory=list)
+    rejected: list[str] = msgspec.field(default_factory=list)
+    """Revised values the cross-check did not confirm: left out at the transition."""
 
     @property
     def stream(self) -> str:
