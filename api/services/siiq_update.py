@@ -359,7 +359,6 @@ def _shrink_passes(
         since=shrunk[0].at,
         now=run.now,
         rows_since=[*(k.rows for k in shrunk), rows],
-        rows_before=sum(t.rows for t in before.tables),
     )
 
 
