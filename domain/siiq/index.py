@@ -323,6 +323,8 @@ class ModelPage(msgspec.Struct, frozen=True, kw_only=True):
     version: str
     model: ModelEntry
     benchmarks: list[BenchmarkRow]
+    attributions: list[Attribution] = msgspec.field(default_factory=list)
+    """Section 10: the attributions the index's sources require, on every page."""
 
 
 def model_page(document: IndexDocument, slug: str) -> ModelPage:
@@ -356,4 +358,9 @@ def model_page(document: IndexDocument, slug: str) -> ModelPage:
                 weight=float(weight[k]),
             )
         )
-    return ModelPage(version=document.version, model=entry, benchmarks=rows)
+    return ModelPage(
+        version=document.version,
+        model=entry,
+        benchmarks=rows,
+        attributions=document.attributions,
+    )
