@@ -87,6 +87,7 @@ class CrossCheckStandIn(ThreadingHTTPServer):
 
 class _Handler(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out at once on a kept-alive connection
     server: CrossCheckStandIn
 
     def do_POST(self) -> None:

@@ -84,6 +84,8 @@ class Guards(msgspec.Struct, kw_only=True):
     changed_since_publication: list[str] = []
     recalibrated_since_publication: bool = False
     days: dict[str, dict[str, Result]] = {}
+    published_scores: dict[str, tuple[bool, float]] = {}
+    """The last published index: each model's (ranked, SI-IQ)."""
 
 
 class Siiq(msgspec.Struct, kw_only=True):
@@ -181,8 +183,10 @@ def _guard(guards: Guards, recorded: RecordedEvent) -> None:  # noqa: PLR0912
                 guards.frozen[notice.subject].notified = True
         case PublicationHalted() as halt:
             guards.publication_halt, guards.halt_runs = halt, guards.halt_runs + 1
-        case SiiqPublished():
+        case SiiqPublished() as published:
             _published(guards, recorded.position)
+            ranked = set(published.ranked)
+            guards.published_scores = {s: (s in ranked, v) for s, v in published.scores.items()}
 
 
 def _ran(guards: Guards, ran: SiiqUpdateRan) -> None:

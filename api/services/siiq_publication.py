@@ -43,7 +43,7 @@ def publication_check(queries: SiiqQueries, position: int) -> tuple[str | None, 
     state = queries.reader.latest().guards
     if not state.publications:
         return None, []
-    before = _scores(queries.index_at(state.publications[-1] - 1))
+    before = state.published_scores
     after = _scores(queries.index_at(position))
     moves = rules.publication_moves(before, after)
     problem = rules.publication_problem(moves, len(before), state.recalibrated_since_publication)
@@ -64,10 +64,12 @@ def publish_check(ledger: Ledger) -> PublishReport:
     )
 
 
-def publish_siiq(ledger: Ledger, now: datetime) -> PublishReport:
+def publish_siiq(
+    ledger: Ledger, now: datetime, queries: SiiqQueries | None = None
+) -> PublishReport:
     """Publish the documents at the head, or halt (the previous stay online) and tell the
     operator once; a halt resumes only as section 8 says."""
-    queries = SiiqQueries(ledger)
+    queries = queries or SiiqQueries(ledger)
     head = ledger.size()
     problem, models = publication_check(queries, head)
     guards = queries.reader.latest().guards
@@ -87,6 +89,7 @@ def publish_siiq(ledger: Ledger, now: datetime) -> PublishReport:
     shas = {
         kind: hashlib.sha256(data).hexdigest() for kind, data in queries.documents(head).items()
     }
+    index = queries.index_at(head)
     ledger.append(
         ledger.next_versions(
             [
@@ -97,6 +100,8 @@ def publish_siiq(ledger: Ledger, now: datetime) -> PublishReport:
                     evidence_sha256=shas["evidence"],
                     history_sha256=shas["history"],
                     status_sha256=shas["status"],
+                    scores={m.slug: m.si_iq_full for m in index.models},
+                    ranked=[m.slug for m in index.models if m.ranked],
                 )
             ]
         )

@@ -133,7 +133,8 @@ class Run:
         self.ledger = ledger
         self.now = now
         self.sources = SourcesQueries(ledger).latest()
-        self.siiq: Siiq = SiiqQueries(ledger).reader.latest()
+        self.queries = SiiqQueries(ledger)
+        self.siiq: Siiq = self.queries.reader.latest()
         self.guards: Guards = self.siiq.guards
         self.events: list[DomainEvent] = []
         self.later: list[DomainEvent] = []
@@ -146,6 +147,7 @@ class Run:
         self.frozen_now: set[str] = set()
         self.snapshot = ""
         self._candidates: dict[str, PublishedValue] | None = None
+        self._intake: tuple[Intake | None] | None = None
         self.report = UpdateReport(calibrated=False, reason=None, inputs={}, calibration=None)
 
     def note(self, **changes: object) -> None:
@@ -154,7 +156,7 @@ class Run:
     def candidates(self) -> dict[str, PublishedValue]:
         """The values Epoch AI's current export gives, the best row per result (decision A1)."""
         if self._candidates is None:
-            intake = current_intake(self.sources)
+            intake = self.intake()
             found: dict[str, PublishedValue] = {}
             for result, line in zip(
                 intake.results if intake else [], intake.evidence if intake else [], strict=True
@@ -171,6 +173,12 @@ class Run:
                     )
             self._candidates = found
         return self._candidates
+
+    def intake(self) -> Intake | None:
+        """The current Epoch AI export's inputs, read once a run."""
+        if self._intake is None:
+            self._intake = (current_intake(self.sources),)
+        return self._intake[0]
 
     def published(self) -> dict[str, PublishedValue]:
         return self.guards.values
@@ -194,7 +202,7 @@ def update_siiq(ledger: Ledger, checker: CrossChecking | None, now: datetime) ->
     _removals(run)
     _holds(run)
     _revisions(run)
-    intake = current_intake(run.sources) if new_epoch else None
+    intake = run.intake() if new_epoch else None
     ran = SiiqUpdateRan(
         at=now,
         snapshots=used,
@@ -213,7 +221,7 @@ def update_siiq(ledger: Ledger, checker: CrossChecking | None, now: datetime) ->
         )
     ledger.append(ledger.next_versions([*events, *run.later]))
     _calibrations(run)
-    publication = publish_siiq(ledger, now)
+    publication = publish_siiq(ledger, now, run.queries)
     return msgspec.structs.replace(
         run.report,
         published=len(run.publish),
@@ -263,7 +271,7 @@ def _keep_ratio(run: Run, source: str, tables: Sequence[TableSummary]) -> float:
     its benchmark tables' rows; every row for a source the index does not read."""
     if source != EPOCH:
         return 1.0
-    intake = current_intake(run.sources)
+    intake = run.intake()
     rows = sum(t.rows for t in tables if t.name.rsplit("#", 1)[-1] in BENCHMARK_TABLES)
     return 1.0 if intake is None or rows == 0 else len(intake.results) / rows
 
@@ -401,7 +409,7 @@ def _values(run: Run, checker: CrossChecking) -> list[CrossCheck]:
     their benchmark; held values are observed; new and changed numbers of the other
     benchmarks are cross-checked, then held or published; the new-leader guard last."""
     candidates, published = run.candidates(), run.published()
-    intake = current_intake(run.sources)
+    intake = run.intake()
     definitions = {b.benchmark: b for b in intake.benchmarks} if intake else {}
     for name, new in sorted(definitions.items()):
         old = run.guards.definitions.get(name)
@@ -770,7 +778,7 @@ def _inputs(run: Run) -> dict[str, str]:
 def _recalibrate(run: Run, values: Mapping[str, PublishedValue]) -> CalibrationSummary | str:
     """Section 3's recalibration on these values: the calibration, or why it is refused (its
     own rejection, the reference group changing, or the checks against the published index)."""
-    intake = current_intake(run.sources)
+    intake = run.intake()
     in_force = run.siiq.in_force
     if intake is None or in_force is None:
         return "no calibration in force to recalibrate"
@@ -792,10 +800,10 @@ def _calibrations(run: Run) -> None:
     """Section 3: the first calibration when none is in force (retried on each update), and
     the monthly recalibration at 06:00 UTC on the first, refused if the reference group would
     change or the checks against the published index fail (the previous stays in force)."""
-    siiq = SiiqQueries(run.ledger).reader.latest()
+    siiq = run.queries.reader.latest()
     if not siiq.guards.values:
         return
-    intake = current_intake(run.sources)
+    intake = run.intake()
     assert intake is not None
     inputs = _inputs(run)
     if siiq.in_force is None:

@@ -288,6 +288,9 @@ class SiiqPublished(Event, frozen=True):
     evidence_sha256: str
     history_sha256: str
     status_sha256: str
+    scores: dict[str, float] = msgspec.field(default_factory=dict)
+    """Each model's SI-IQ in the published index (full precision), for the next check."""
+    ranked: list[str] = msgspec.field(default_factory=list)
 
     @property
     def stream(self) -> str:
