@@ -17,6 +17,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.clock import utc_now
+from adapters.crosscheck import ChatCrossChecker, CrossCheckStandIn
 from adapters.sources.config import SourcesConfig
 from api.services.siiq_report import FITTED, reference_members, report_markdown, siiq_report
 from api.services.siiq_update import update_siiq
@@ -86,7 +87,11 @@ def main() -> None:
             server.change("epoch/benchmark_data.zip", epoch_zip(export))
             with argusic.source_reader(config) as reader:
                 fetch_sources(ledger, reader, config.sources)
-        update_siiq(ledger)
+        # Section 8's cross-check through the stand-in (the real data's rows carry their numbers).
+        stand_in = CrossCheckStandIn().start()
+        with ChatCrossChecker(stand_in.url, "stand-in", "") as checker:
+            update_siiq(ledger, checker, utc_now())
+        stand_in.stop()
         report = report_markdown(siiq_report(ledger, utc_now().date()))
         lines = [
             report.rstrip(),
