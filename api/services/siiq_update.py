@@ -100,13 +100,6 @@ def snapshot_inputs(state: Sources) -> dict[str, str]:
     return found
 
 
-def calibration_of(
-    intake: Intake, inputs: dict[str, str]
-) -> tuple[CalibrationSummary, SiiqInputsRecorded]:
-    """Section 3 on the intake's results with the frozen reference group of section 4."""
-    return calibration_from(intake.results, intake, inputs)
-
-
 def calibration_from(
     results: Sequence[Result], intake: Intake, inputs: dict[str, str]
 ) -> tuple[CalibrationSummary, SiiqInputsRecorded]:
@@ -470,12 +463,6 @@ def _values(run: Run, checker: CrossChecking) -> list[CrossCheck]:
     checks += answered
     _hold_or_publish(run, passed)
     return checks
-
-
-def _kind(run: Run, name: str) -> str:
-    return next(
-        e.kind for e in run.events if isinstance(e, BenchmarkFrozen) and e.benchmark == name
-    )
 
 
 def _freeze(run: Run, name: str, kind: Literal["definition", "revision"], reason: str) -> None:

@@ -117,6 +117,7 @@ def test_the_monthly_recalibration_runs_at_six_on_the_first(world: World) -> Non
     world.now = datetime(2026, 11, 30, 20, tzinfo=UTC)
     world.hour()
     world.now = datetime(2026, 12, 1, 4, tzinfo=UTC)
+    nudge(world)  # new data during the month: the recalibration's parameters differ
     world.hour(1)
     assert len(world.events(CalibrationAccepted)) == 1
     world.hour(1)
