@@ -18,6 +18,7 @@ from domain.events import (
     CalibrationAccepted,
     OperatorNotified,
     PublicationHalted,
+    RevisionAttempted,
     RevisionObserved,
     SiiqPublished,
 )
@@ -167,3 +168,29 @@ def test_a_person_may_release_a_halted_publication(world: World) -> None:
     world.sign(ReleaseHold(hold=PUBLICATION_HOLD, note="Epoch AI removed the model"))
     world.hour()
     assert "Model F" not in {m["slug"] for m in world.index()["models"]}
+
+
+def test_a_revision_whose_recalibration_fails_stays_frozen_and_is_retried_a_day_later(
+    world: World,
+) -> None:
+    world.hour()
+    before = world.scores()
+    # Every result re-scored to a level unrelated to capability: the benchmark would lose its
+    # loading, so the recalibration that moves it would drop it from the index.
+    for i, model in enumerate(sorted(m for m, b in world.export.scores if b == BENCH)):
+        world.export.scores[model, BENCH] = round(0.4 + 0.2 * ((i * 7) % 11) / 10, 4)
+    world.serve_export()
+    world.hour()
+    assert [f.kind for f in world.events(BenchmarkFrozen)] == ["revision"]
+    nudge(world)
+    world.hour(6)
+    [attempt] = world.events(RevisionAttempted)
+    assert attempt.benchmark == BENCH
+    assert world.status()["frozen"] == [BENCH]
+    after = world.scores()
+    assert all(after[k] == before[k] for k in before if k[1] == BENCH)
+    world.hour(23)
+    assert len(world.events(RevisionAttempted)) == 1
+    world.hour(1)
+    assert len(world.events(RevisionAttempted)) == 2
+    assert world.events(BenchmarkUnfrozen) == []
