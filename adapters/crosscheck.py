@@ -63,13 +63,15 @@ class ChatCrossChecker:
 
 class CrossCheckStandIn(ThreadingHTTPServer):
     """The stand-in checker: `POST /v1/chat/completions` answers the domain's verdict for the
-    quoted row; `url` ends with `/v1`. `down` makes every call answer 503."""
+    quoted row; `url` ends with `/v1`. `down` makes every call answer 503; `refuse` names
+    model identities it answers "no" for (a checker that disagrees, for tests)."""
 
     daemon_threads = True
 
     def __init__(self, port: int = 0) -> None:
         super().__init__(("127.0.0.1", port), _Handler)
         self.down = False
+        self.refuse: set[str] = set()
         self.calls = 0
 
     @property
@@ -111,7 +113,10 @@ class _Handler(BaseHTTPRequestHandler):
             )
         except (ValueError, KeyError, TypeError, IndexError, msgspec.ValidationError):
             return self._send(400, {"error": {"message": "not a cross-check request"}})
-        content = json.dumps(row_carries(claim), sort_keys=True)
+        verdict = row_carries(claim)
+        if claim.identity in self.server.refuse:
+            verdict["number"] = False
+        content = json.dumps(verdict, sort_keys=True)
         return self._send(
             200,
             {

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from domain.events import (
     CalibrationAccepted,
+    CrossCheckRejected,
     OperatorNotified,
     SiiqPublished,
     SiiqUpdateHalted,
@@ -12,6 +13,8 @@ from domain.events import (
     ValuesPublished,
 )
 from tests.api.siiq.conftest import World
+
+MODEL, BENCH = "GPT-5", "hle"
 
 
 def test_the_first_update_cross_checks_publishes_and_calibrates(world: World) -> None:
@@ -73,3 +76,20 @@ def test_an_unset_or_down_checker_halts_the_whole_update(world: World) -> None:
     world.stand_in.down = False
     world.hour()
     assert world.status()["halted"] is False
+
+
+def test_a_number_the_checker_does_not_confirm_is_left_out(world: World) -> None:
+    world.hour()
+    before = world.scores()[MODEL, BENCH]
+    world.export.scores[MODEL, BENCH] = round(before + 0.03, 4)
+    world.serve_export()
+    world.stand_in.refuse = {MODEL}
+    world.hour()
+    [rejected] = world.events(CrossCheckRejected)
+    assert (rejected.model, rejected.benchmark, rejected.value) == (
+        MODEL,
+        BENCH,
+        round(before + 0.03, 4),
+    )
+    assert [c.confirmed for c in world.events(SiiqUpdateRan)[-1].checks] == [False]
+    assert world.scores()[MODEL, BENCH] == before
