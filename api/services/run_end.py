@@ -172,7 +172,9 @@ def _close(
     closing, beside = _closing(
         runner, pending, report=report, model_key=model_key, cast=cast, log=log
     )
-    return runner.log.append(state, *events, closing, beside=beside)  # type: ignore[arg-type]
+    closed = runner.log.append(state, *events, closing, beside=beside)  # type: ignore[arg-type]
+    runner.discard_session(state.run_id)
+    return closed
 
 
 def _stored(runner: Runner, path: Path) -> Fingerprint:

@@ -3,6 +3,7 @@ them; `api/wiring.py` builds them; tests may pass fakes)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -140,3 +141,13 @@ class Runner:
     def evidence_paths(self, run_id: str) -> tuple[Path, Path]:
         folder = self.evidence_root / run_id.replace("/", "_")
         return folder / "session.cast", folder / "session.log"
+
+    def discard_session(self, run_id: str) -> None:
+        """Drop a closed run's session files as they arrived: the ledger holds their
+        fingerprints and the artifact store their kept copies, and what arrived may hold the
+        run's key (never kept at rest, section 17)."""
+        cast, log = self.evidence_paths(run_id)
+        for path in (cast, log):
+            path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # not empty: something else is there, keep it
+            cast.parent.rmdir()
