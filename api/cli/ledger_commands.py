@@ -8,7 +8,13 @@ import click
 
 from api.cli.output import Session, emit, json_option, pass_session
 from api.cli.progress import progress_bar
-from api.services.maintenance import export, verify_ledger
+from api.services.maintenance import (
+    EvidenceReport,
+    FullReport,
+    export,
+    verify_evidence,
+    verify_ledger,
+)
 from ledger.ledger import ConsistencyProof, InclusionProof
 from ledger.verify import VerifyReport
 
@@ -28,16 +34,41 @@ def _verify_human(report: VerifyReport) -> str:
     return "\n".join([f"FAILED at position {report.first_bad_position}", *problems])
 
 
+def _evidence_human(report: EvidenceReport) -> str:
+    if report.ok:
+        return f"evidence ok: {report.files_checked} files re-hashed"
+    problems = [
+        f"  run {p.run_id}, {p.kind} ({p.copy} copy, {p.sha256}): {p.reason}"
+        for p in report.problems
+    ]
+    return "\n".join(["evidence FAILED", *problems])
+
+
+def _full_human(report: FullReport) -> str:
+    return f"{_verify_human(report.ledger)}\n{_evidence_human(report.evidence)}"
+
+
 @ledger.command("verify")
+@click.option(
+    "--evidence",
+    is_flag=True,
+    help="Also re-hash every stored evidence file against the SHA-256 the ledger records.",
+)
 @json_option
 @pass_session
-def verify_command(session: Session, as_json: bool) -> None:
+def verify_command(session: Session, evidence: bool, as_json: bool) -> None:
     """Recompute every hash, Merkle node, root and signature; exit 3 on the first bad one."""
     ledger = session.argusic.ledger
     with progress_bar("verifying", ledger.recorder.count_rows()) as progress:
         report = verify_ledger(ledger, progress)
-    emit(report, _verify_human)
-    if not report.ok:
+    if not evidence:
+        emit(report, _verify_human)
+        ok = report.ok
+    else:
+        files = verify_evidence(ledger, session.argusic.store)
+        ok = report.ok and files.ok
+        emit(FullReport(ok=ok, ledger=report, evidence=files), _full_human)
+    if not ok:
         sys.exit(EXIT_INTEGRITY)
 
 
