@@ -38,9 +38,19 @@ def rebuild(ledger: Ledger, progress: Progress = None) -> RebuildReport:
     return RebuildReport(projection=read_model.projection.name, position=position, sha256=digest)
 
 
-def verify_ledger(ledger: Ledger, progress: Progress = None) -> VerifyReport:
-    """Recompute every hash, Merkle node, root and signature from the stored events."""
-    return verify(ledger, progress)
+def verify_ledger(
+    ledger: Ledger,
+    progress: Progress = None,
+    *,
+    after: int = 0,
+    upto: int | None = None,
+    workers: int = 1,
+    opener: Callable[[], Ledger] | None = None,
+) -> VerifyReport:
+    """Recompute every hash, Merkle node, root and signature from the stored events (those
+    after `after` up to `upto`), in up to `workers` processes that open the ledger with
+    `opener`."""
+    return verify(ledger, progress, after=after, upto=upto, workers=workers, opener=opener)
 
 
 EVIDENCE_TYPES = frozenset({"EvidenceTransformed", "RecordingWithheld"})
