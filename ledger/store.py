@@ -38,7 +38,6 @@ from ledger.migrations import Migration, MigrationError, migrations
 from ledger.sealing import Checkpoint, Sealer
 
 MAX_ATTEMPTS = 100
-PAGE = 10_000
 IN_LIST = 500
 """Values bound in one `IN (...)` list, well under every SQLite build's variable limit."""
 
@@ -237,6 +236,10 @@ class LedgerRecorder(ApplicationRecorder, ABC):
 
     def select_rows(self, after: int, upto: int | None, limit: int) -> list[StoredRow]:
         """Events with after < position <= upto, in position order, at most `limit`."""
+        return [stored_row(r) for r in self.select_tuples(after, upto, limit)]
+
+    def select_tuples(self, after: int, upto: int | None, limit: int) -> list[tuple[Any, ...]]:
+        """`select_rows` as the driver returns them (bytes columns may be other types)."""
         # Positions have no gaps, so an upper bound is a row count: the query stays a plain
         # walk along the primary key, whatever the planner's statistics say.
         if upto is not None:
@@ -244,7 +247,7 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         if limit <= 0:
             return []
         rows = self._fetchall(_ROW + "WHERE position > ? ORDER BY position LIMIT ?", (after, limit))
-        return [stored_row(r) for r in rows if upto is None or r[0] <= upto]
+        return [r for r in rows if upto is None or r[0] <= upto]
 
     def select_stream(self, stream: str) -> list[StoredRow]:
         rows = self._fetchall(_ROW + "WHERE stream = ? ORDER BY version", (stream,))
@@ -273,6 +276,11 @@ class LedgerRecorder(ApplicationRecorder, ABC):
             rows = self._fetchall(_CHECKPOINT + "WHERE size = ?", (size,))
         return Checkpoint.from_row(rows[0]) if rows else None
 
+    def checkpoint_before(self, size: int) -> Checkpoint | None:
+        """The latest checkpoint of at most `size` events."""
+        rows = self._fetchall(_CHECKPOINT + "WHERE size <= ? ORDER BY size DESC LIMIT 1", (size,))
+        return Checkpoint.from_row(rows[0]) if rows else None
+
     def select_checkpoints(self, after: int, limit: int) -> list[Checkpoint]:
         """Checkpoints with size > after, in size order."""
         rows = self._fetchall(_CHECKPOINT + "WHERE size > ? ORDER BY size LIMIT ?", (after, limit))
@@ -290,19 +298,14 @@ class LedgerRecorder(ApplicationRecorder, ABC):
             found.update({(level, idx): _bytes(h) for level, idx, h in rows})
         return found
 
-    def select_nodes(self) -> Iterator[NodeRow]:
-        """Every stored Merkle node, by level and index, page by page."""
-        last = (-1, -1)
-        while True:
-            rows = self._fetchall(
-                "SELECT level, idx, hash FROM ledger_merkle_nodes WHERE (level, idx) > (?, ?) "
-                "ORDER BY level, idx LIMIT ?",
-                (*last, PAGE),
-            )
-            yield from ((level, idx, _bytes(h)) for level, idx, h in rows)
-            if len(rows) < PAGE:
-                return
-            last = rows[-1][:2]
+    def select_nodes(self, level: int, first: int, last: int) -> list[NodeRow]:
+        """The stored Merkle nodes of one level with first <= index <= last."""
+        rows = self._fetchall(
+            "SELECT level, idx, hash FROM ledger_merkle_nodes WHERE level = ? AND idx >= ? "
+            "AND idx <= ? ORDER BY idx",
+            (level, first, last),
+        )
+        return [(level, idx, _bytes(h)) for level, idx, h in rows]
 
     def count_rows(self) -> int:
         return int(self._fetchall("SELECT count(*) FROM ledger_events")[0][0])
