@@ -18,6 +18,7 @@ from eventsourcing.sqlite import SQLiteDatastore
 from adapters.artifacts import FileArtifactStore
 from adapters.banners import banner_patterns
 from adapters.clock import utc_now
+from adapters.crosscheck import ChatCrossChecker, CrossCheckStandIn
 from adapters.orchestrator_config import config_path, load_config
 from adapters.recording import SessionRecorder
 from adapters.sources.config import SourcesConfig, load_sources_config
@@ -177,7 +178,9 @@ class Argusic:
         SHA-256 under ARGUSIC_HOME/sources."""
         with HttpFetcher(config.limits) as fetcher:
             archive = FileArtifactStore(self.settings.home / "sources")
-            yield SourceReader(fetcher, CommitResolver(fetcher, config.github), archive, utc_now)
+            resolver = CommitResolver(fetcher, config.github)
+            # late-bound: the clock may be replaced after the application is built
+            yield SourceReader(fetcher, resolver, archive, lambda: self.clock())  # noqa: PLW0108
 
     def close(self) -> None:
         self.ledger.close()
@@ -262,3 +265,19 @@ def keys_stand_in(env: Mapping[str, str], port: int) -> KeyStandIn:
     if not token:
         raise ConfigurationError("ARGUSIC_KEYS_TOKEN is not set: the stand-in needs a token")
     return KeyStandIn(token, port)
+
+
+def crosschecker(env: Mapping[str, str] = os.environ) -> ChatCrossChecker | None:
+    """SI-IQ section 8's checker at ARGUSIC_CROSSCHECK_URL (an OpenAI-compatible chat-completions
+    base URL), with ARGUSIC_CROSSCHECK_MODEL and ARGUSIC_CROSSCHECK_TOKEN; None when unset (the
+    update then halts)."""
+    url = env.get("ARGUSIC_CROSSCHECK_URL")
+    if not url:
+        return None
+    model = env.get("ARGUSIC_CROSSCHECK_MODEL") or "cross-check"
+    return ChatCrossChecker(url, model, env.get("ARGUSIC_CROSSCHECK_TOKEN", ""))
+
+
+def crosscheck_stand_in(port: int) -> CrossCheckStandIn:
+    """`argusic crosscheck stand-in`: the local checker on 127.0.0.1."""
+    return CrossCheckStandIn(port)

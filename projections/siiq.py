@@ -1,16 +1,89 @@
 """SI-IQ folded from the ledger: the latest inputs and the calibration in force (SI-IQ section
-3: between calibrations the parameters are frozen; a rejected one leaves the last accepted)."""
+3: between calibrations the parameters are frozen; a rejected one leaves the last accepted), and
+what section 8's guards decided: the published values (the index's inputs once the updates run
+it), holds, frozen benchmarks, sources whose last data is kept, halts, notices, publications,
+the daily archive of inputs (section 11's history) and the method's version."""
 
 from __future__ import annotations
 
+from datetime import datetime
+
 import msgspec
 
-from domain.events import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
+from domain.events import (
+    BenchmarkFrozen,
+    BenchmarkUnfrozen,
+    CalibrationAccepted,
+    CalibrationRejected,
+    HoldConfirmed,
+    HoldObserved,
+    HoldReleased,
+    OperatorNotified,
+    PublicationHalted,
+    PublishedValue,
+    RevisionApproved,
+    RevisionAttempted,
+    RevisionObserved,
+    SiiqInputsRecorded,
+    SiiqPublished,
+    SiiqUpdateHalted,
+    SiiqUpdateRan,
+    SourceDataAccepted,
+    SourceDataKept,
+    SourceUsed,
+    ValueHeld,
+    ValuesPublished,
+)
 from domain.siiq import METHOD_VERSION
 from domain.siiq.attributions import attributions, sources_of
+from domain.siiq.guards import Seen
 from domain.siiq.index import IndexDocument, build_index
-from domain.siiq.records import CalibrationSummary
+from domain.siiq.records import Benchmark, CalibrationSummary, Result
+from domain.siiq.versions import bump
 from ledger.ledger import RecordedEvent
+
+PUBLICATION_HOLD = "publication"
+"""The hold a signed `release_hold` names to let a halted publication through (section 8)."""
+
+
+class Hold(msgspec.Struct, kw_only=True):
+    held: ValueHeld
+    history: list[Seen]
+    latest: PublishedValue | None
+    notified: bool = False
+
+
+class Freeze(msgspec.Struct, kw_only=True):
+    frozen: BenchmarkFrozen
+    observed: list[RevisionObserved] = []
+    last_attempt: datetime | None = None
+    approved: RevisionApproved | None = None
+    notified: bool = False
+
+
+class Guards(msgspec.Struct, kw_only=True):
+    values: dict[str, PublishedValue] = {}
+    holds: dict[str, Hold] = {}
+    frozen: dict[str, Freeze] = {}
+    kept: dict[str, list[SourceDataKept]] = {}
+    failures: dict[str, SourceDataKept] = {}
+    used: dict[str, SourceUsed] = {}
+    """Per source, the snapshot the guards last let in."""
+    seen: dict[str, list[Seen]] = {}
+    """Per source, the distinct snapshots the updates used, when first used (no value)."""
+    missing: dict[str, datetime] = {}
+    definitions: dict[str, Benchmark] = {}
+    notices: list[OperatorNotified] = []
+    halted: SiiqUpdateHalted | None = None
+    publication_halt: PublicationHalted | None = None
+    halt_runs: int = 0
+    publication_released: bool = False
+    last_run: datetime | None = None
+    publications: list[int] = []
+    """Positions of SiiqPublished events: a publication's documents are as of the one before."""
+    changed_since_publication: list[str] = []
+    recalibrated_since_publication: bool = False
+    days: dict[str, dict[str, Result]] = {}
 
 
 class Siiq(msgspec.Struct, kw_only=True):
@@ -18,24 +91,137 @@ class Siiq(msgspec.Struct, kw_only=True):
     in_force: CalibrationAccepted | None = None
     last_rejected: CalibrationRejected | None = None
     last_decision: CalibrationAccepted | CalibrationRejected | None = None
+    version: str = METHOD_VERSION
+    guards: Guards = msgspec.field(default_factory=Guards)
 
 
 class SiiqProjection:
-    name = "siiq.v2"
+    name = "siiq.v3"
     model_type = Siiq
 
     def initial(self) -> Siiq:
         return Siiq()
 
     def apply(self, model: Siiq, recorded: RecordedEvent) -> Siiq:
+        guards = model.guards
         match recorded.event:
             case SiiqInputsRecorded() as inputs:
                 model.inputs = inputs
             case CalibrationAccepted() as accepted:
                 model.in_force = model.last_decision = accepted
+                model.version = accepted.calibration.version
+                guards.recalibrated_since_publication = True
             case CalibrationRejected() as rejected:
                 model.last_rejected = model.last_decision = rejected
+            case ValuesPublished() as published:
+                _publish(model, published)
+            case _:
+                _guard(guards, recorded)
         return model
+
+
+def _publish(model: Siiq, published: ValuesPublished) -> None:
+    guards = model.guards
+    for value in published.values:
+        guards.values[value.key] = value
+        guards.missing.pop(value.key, None)
+    for key in published.removed:
+        guards.values.pop(key, None)
+        guards.missing.pop(key, None)
+    changed = {v.result.model for v in published.values}
+    changed |= {key.split("|", 1)[1] for key in published.removed}
+    guards.changed_since_publication = sorted(set(guards.changed_since_publication) | changed)
+    if published.correction:
+        model.version = bump(model.version, "patch")
+    guards.days[published.at.date().isoformat()] = {k: v.result for k, v in guards.values.items()}
+
+
+def _guard(guards: Guards, recorded: RecordedEvent) -> None:  # noqa: PLR0912
+    match recorded.event:
+        case SiiqUpdateRan() as ran:
+            _ran(guards, ran)
+        case SiiqUpdateHalted() as halted:
+            guards.halted = halted
+        case ValueHeld() as held:
+            before = [
+                s for s in guards.seen.get(held.candidate.source, []) if s.snapshot != held.snapshot
+            ]
+            seen = [Seen(s.snapshot, s.first_seen, held.published) for s in before[-1:]]
+            seen.append(Seen(held.snapshot, held.since, held.value))
+            guards.holds[held.hold] = Hold(held=held, history=seen, latest=held.candidate)
+        case HoldObserved() as observed if observed.hold in guards.holds:
+            hold = guards.holds[observed.hold]
+            hold.history.append(Seen(observed.snapshot, observed.first_seen, observed.value))
+            hold.latest = observed.candidate
+        case HoldConfirmed() as confirmed:
+            guards.holds.pop(confirmed.hold, None)
+        case HoldReleased() as released:
+            _release(guards, released.hold)
+        case SourceDataKept() as kept:
+            guards.kept.setdefault(kept.source, []).append(kept)
+            guards.failures[kept.source] = kept
+        case SourceDataAccepted() as accepted:
+            guards.kept.pop(accepted.source, None)
+            guards.failures.pop(accepted.source, None)
+        case BenchmarkFrozen() as frozen:
+            guards.frozen[frozen.benchmark] = Freeze(frozen=frozen)
+        case RevisionObserved() as observed if observed.benchmark in guards.frozen:
+            guards.frozen[observed.benchmark].observed.append(observed)
+        case RevisionAttempted() as attempted if attempted.benchmark in guards.frozen:
+            guards.frozen[attempted.benchmark].last_attempt = attempted.at
+        case RevisionApproved() as approved if approved.benchmark in guards.frozen:
+            guards.frozen[approved.benchmark].approved = approved
+        case BenchmarkUnfrozen() as unfrozen:
+            guards.frozen.pop(unfrozen.benchmark, None)
+        case OperatorNotified() as notice:
+            guards.notices.append(notice)
+            if notice.subject in guards.holds:
+                guards.holds[notice.subject].notified = True
+            if notice.subject in guards.frozen:
+                guards.frozen[notice.subject].notified = True
+        case PublicationHalted() as halt:
+            guards.publication_halt, guards.halt_runs = halt, guards.halt_runs + 1
+        case SiiqPublished():
+            _published(guards, recorded.position)
+
+
+def _ran(guards: Guards, ran: SiiqUpdateRan) -> None:
+    guards.halted, guards.last_run = None, ran.at
+    guards.used |= {u.source: u for u in ran.used}
+    guards.definitions |= {b.benchmark: b for b in ran.definitions}
+    if ran.missing is not None:
+        guards.missing = {k: guards.missing.get(k, ran.at) for k in ran.missing}
+    for source, snapshot in ran.snapshots.items():
+        seen = guards.seen.setdefault(source, [])
+        if not seen or seen[-1].snapshot != snapshot:
+            seen.append(Seen(snapshot, ran.at, None))
+
+
+def _published(guards: Guards, position: int) -> None:
+    guards.publications.append(position)
+    guards.publication_halt, guards.halt_runs = None, 0
+    guards.publication_released = False
+    guards.changed_since_publication = []
+    guards.recalibrated_since_publication = False
+
+
+def _release(guards: Guards, hold: str) -> None:
+    """A signed `release_hold`: a held value is published as last seen; the publication hold
+    lets the next publication through its check."""
+    if hold == PUBLICATION_HOLD:
+        guards.publication_released = guards.publication_halt is not None
+        return
+    released = guards.holds.pop(hold, None)
+    if released is not None and released.latest is not None:
+        guards.values[released.latest.key] = released.latest
+
+
+def published_results(state: Siiq) -> list[Result]:
+    """The index's inputs: the updates' published values once there are any, else the inputs
+    of the last calibration from files."""
+    if state.guards.values:
+        return [state.guards.values[k].result for k in sorted(state.guards.values)]
+    return state.inputs.results if state.inputs is not None else []
 
 
 NO_CALIBRATION = CalibrationSummary(
@@ -54,9 +240,13 @@ NO_CALIBRATION = CalibrationSummary(
 
 
 def index_document(state: Siiq, as_of: int) -> IndexDocument:
-    """/data/index.json: the latest inputs scored with the calibration in force."""
-    if state.in_force is None or state.inputs is None:
-        return IndexDocument(version=METHOD_VERSION, calibration=NO_CALIBRATION, models=[])
-    document = build_index(state.inputs.results, state.in_force.calibration)
-    credited = attributions(sources_of(state.inputs.inputs))
-    return msgspec.structs.replace(document, attributions=credited)
+    """/data/index.json: the published inputs scored with the calibration in force, with the
+    method's version (section 11) and the attributions of section 10."""
+    if state.in_force is None or (state.inputs is None and not state.guards.values):
+        return IndexDocument(version=state.version, calibration=NO_CALIBRATION, models=[])
+    document = build_index(published_results(state), state.in_force.calibration)
+    if state.guards.values:
+        credited = attributions(v.source for v in state.guards.values.values())
+    else:
+        credited = attributions(sources_of(state.inputs.inputs if state.inputs else {}))
+    return msgspec.structs.replace(document, version=state.version, attributions=credited)

@@ -7,6 +7,7 @@ same position."""
 from __future__ import annotations
 
 from datetime import datetime
+from typing import Any
 
 import msgspec
 
@@ -176,16 +177,23 @@ class SourceStatus(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class StatusDocument(msgspec.Struct, frozen=True, kw_only=True):
-    """/status.json; holds, freezes and halts come with section 8's guards (issue 14)."""
+    """/status.json: the sources here; holds, freezes, failures, halts and notices are filled
+    in from section 8's guards (`projections.views.siiq_publication.siiq_status`)."""
 
     as_of: int
     method_version: str
     sources: list[SourceStatus]
-    holds: list[object] = []
+    holds: list[Any] = []
     frozen: list[str] = []
     halted: bool = False
     reason: str | None = None
     attributions: list[Attribution] = []
+    freezes: list[Any] = []
+    failures: list[Any] = []
+    halts: list[Any] = []
+    publication: Any = None
+    notifications: list[Any] = []
+    last_update: datetime | None = None
 
 
 def sources_status(model: Sources) -> list[SourceStatus]:

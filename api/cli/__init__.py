@@ -77,6 +77,7 @@ for command in (
     *operators.commands,
     ledger_commands.ledger,
     siiq.siiq,
+    siiq.crosscheck,
     hardware.hardware_group,
     *runner.commands,
     *runner.groups,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import sys
 from pathlib import Path
 
@@ -9,8 +10,10 @@ import click
 
 from api.cli.output import Session, emit, json_option, pass_session, published_option
 from api.services.calibrate import calibrate_files, recompute_document
+from api.services.siiq_publication import publish_check
 from api.services.siiq_report import report_markdown, siiq_report
-from api.services.siiq_update import UpdateReport, update_siiq
+from api.services.siiq_update import HoldsReport, UpdateReport, holds_report, update_siiq
+from api.wiring import crosscheck_stand_in, crosschecker
 from domain.siiq.index import IndexDocument
 from domain.siiq.records import CalibrationSummary
 
@@ -51,18 +54,67 @@ def calibrate_command(
 
 
 def _update_human(report: UpdateReport) -> str:
-    if report.calibration is None:
-        return f"no calibration run: {report.reason}"
-    return _calibration_human(report.calibration)
+    if report.halted:
+        return f"halted: {report.reason}"
+    lines = [
+        f"{report.published} values published, {report.removed} removed, "
+        f"{len(report.held)} held, {len(report.confirmed)} confirmed"
+    ]
+    lines += [f"frozen: {', '.join(report.frozen)}"] if report.frozen else []
+    lines += [f"last data kept: {', '.join(report.kept)}"] if report.kept else []
+    if report.calibration is not None:
+        lines.append(_calibration_human(report.calibration))
+    if report.publication is not None:
+        p = report.publication
+        lines.append(f"published {p.version}" if p.published else f"publication halted: {p.reason}")
+    return "\n".join(lines)
 
 
 @siiq.command("update")
 @json_option
 @pass_session
 def update_command(session: Session, as_json: bool) -> None:
-    """Run the first calibration from the latest source snapshots when none is in force
-    (section 3), and record it, accepted or rejected."""
-    emit(update_siiq(session.argusic.ledger), _update_human)
+    """Section 8's checks over the latest snapshots (cross-check at ARGUSIC_CROSSCHECK_URL,
+    holds, freezes, revisions), the first and the monthly calibration, then the publication
+    check and the publication; every transition recorded."""
+    argusic = session.argusic
+    checker = crosschecker(os.environ)
+    try:
+        emit(update_siiq(argusic.ledger, checker, argusic.clock()), _update_human)
+    finally:
+        if checker is not None:
+            checker.close()
+
+
+def _holds_human(document: HoldsReport) -> str:
+    lines = [f"{len(document.holds)} held values"]
+    lines += [
+        f"  {h.hold}: {h.value} (published {h.published}) "
+        f"since {h.since:%Y-%m-%d %H:%M}, {h.reason}"
+        for h in document.holds
+    ]
+    lines += [f"notice {n.at:%Y-%m-%d %H:%M}: {n.message}" for n in document.notifications]
+    return "\n".join(lines)
+
+
+@siiq.command("holds")
+@json_option
+@pass_session
+def holds_command(session: Session, as_json: bool) -> None:
+    """Held values (section 8), oldest first, and the notices to the operator."""
+    emit(holds_report(session.argusic.siiq), _holds_human)
+
+
+@siiq.command("publish-check")
+@json_option
+@pass_session
+def publish_check_command(session: Session, as_json: bool) -> None:
+    """Section 8's pre-publication check at the head: every SI-IQ recomputed from its inputs,
+    vanishing ranked models, scores moving without a recalibration. Publishes nothing."""
+    report = publish_check(session.argusic.ledger)
+    emit(report, lambda r: "publishable" if r.publishable else f"halted: {r.reason}")
+    if not report.publishable:
+        sys.exit(EXIT_MISMATCH)
 
 
 @siiq.command("report")
@@ -104,3 +156,25 @@ def recompute_command(document: Path, as_json: bool) -> None:
     emit(report, lambda r: f"all {r.models} scores match" if r.ok else f"mismatch: {r.mismatch}")
     if not report.ok:
         sys.exit(EXIT_MISMATCH)
+
+
+@click.group("crosscheck")
+def crosscheck() -> None:
+    """SI-IQ section 8's cross-check service."""
+
+
+@crosscheck.command("stand-in")
+@click.option("--port", type=int, default=0, show_default=True)
+def crosscheck_stand_in_command(port: int) -> None:
+    """Serve an OpenAI-compatible chat-completions checker on 127.0.0.1 (tests, demo) that
+    confirms a number only when the quoted row carries it; prints its base URL, which
+    ARGUSIC_CROSSCHECK_URL takes."""
+    server = crosscheck_stand_in(port)
+    sys.stdout.write(f"{server.url}\n")
+    sys.stdout.flush()
+    try:
+        server.serve_forever(0.1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

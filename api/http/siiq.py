@@ -8,10 +8,10 @@ from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery
 
 from api.services.queries import SiiqQueries
-from api.services.sources import SourcesQueries
 from api.web import page
 from domain.siiq.index import IndexDocument, ModelPage
 from projections.siiq_sources import StatusDocument
+from projections.views.siiq_publication import HistoryDocument
 
 
 @get("/data/index.json", sync_to_thread=True)
@@ -38,29 +38,45 @@ def siiq_model(
 
 @get("/data/evidence.jsonl", sync_to_thread=True)
 def evidence_jsonl(
-    sources: NamedDependency[SourcesQueries], as_of: FromQuery[int | None] = None
+    siiq: NamedDependency[SiiqQueries], as_of: FromQuery[int | None] = None
 ) -> Response[bytes]:
     """SI-IQ section 8: every input row as it appeared at its source, a JSON object a line."""
-    return Response(sources.evidence(as_of), media_type="application/jsonl")
+    return Response(siiq.evidence(as_of), media_type="application/jsonl")
+
+
+@get("/data/history.json", sync_to_thread=True)
+def history_json(
+    siiq: NamedDependency[SiiqQueries], as_of: FromQuery[int | None] = None
+) -> HistoryDocument:
+    """SI-IQ section 11: each day's archived inputs rescored with the parameters in force."""
+    return siiq.history(as_of)
 
 
 @get("/status.json", sync_to_thread=True)
 def status_json(
-    sources: NamedDependency[SourcesQueries], as_of: FromQuery[int | None] = None
+    siiq: NamedDependency[SiiqQueries], as_of: FromQuery[int | None] = None
 ) -> StatusDocument:
-    """SI-IQ section 8: each source's last good file and its failure, if it is failing."""
-    return sources.status(as_of)
+    """SI-IQ section 8: sources, failures, holds, freezes, halts and notices."""
+    return siiq.status(as_of)
 
 
 @get("/status", sync_to_thread=True, opt=page("status.html"))
 def status_page(
-    sources: NamedDependency[SourcesQueries], as_of: FromQuery[int | None] = None
+    siiq: NamedDependency[SiiqQueries], as_of: FromQuery[int | None] = None
 ) -> StatusDocument:
     """The status as a page: the same document as /status.json."""
-    return sources.status(as_of)
+    return siiq.status(as_of)
 
 
 router = Router(
     "/",
-    route_handlers=[index_json, siiq_index, siiq_model, evidence_jsonl, status_json, status_page],
+    route_handlers=[
+        index_json,
+        siiq_index,
+        siiq_model,
+        evidence_jsonl,
+        history_json,
+        status_json,
+        status_page,
+    ],
 )

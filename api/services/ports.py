@@ -3,12 +3,13 @@ adapters, tests plug in fakes."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from domain.events import Fingerprint
+from domain.siiq.crosscheck import Claim
 from domain.siiq.snapshots import Answer
 
 
@@ -55,3 +56,12 @@ class SourceReading(Protocol):
         last_modified: str | None,
         current: str | None,
     ) -> Answer: ...
+
+
+class CrossChecking(Protocol):
+    """SI-IQ section 8's checker, a model of another family: its answer to each claim, in
+    order; raises `CrossCheckUnavailable` when it does not answer."""
+
+    name: str
+
+    def ask(self, claims: Sequence[Claim]) -> list[str]: ...

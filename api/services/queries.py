@@ -3,19 +3,21 @@ readers and the ledger."""
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from collections.abc import Callable, Hashable
 from functools import partial
 from typing import TypeVar
 
 import msgspec
 
-from api.services.reader import ProjectionReader, View, published_as_of
+from api.services.reader import ProjectionReader, View, position_as_of, published_as_of
 from domain.siiq.index import IndexDocument, ModelPage, model_page
 from domain.state.methodology import Methodology
 from domain.state.publication import public_state
 from ledger.ledger import ConsistencyProof, InclusionProof, Ledger
 from projections.methodology import MethodologyProjection
 from projections.siiq import Siiq, SiiqProjection, index_document
+from projections.siiq_sources import SiiqSourcesProjection, Sources, StatusDocument
 from projections.views.agents import AgentsView, agents_view
 from projections.views.approved import Approved
 from projections.views.cycles import CyclesView, cycles_view
@@ -27,6 +29,14 @@ from projections.views.methodology import MethodologyView, methodology_view
 from projections.views.project import ProjectView, project_view
 from projections.views.projects import ProjectsView, projects_view
 from projections.views.run import RunView, run_view
+from projections.views.siiq_publication import (
+    HistoryDocument,
+    HoldRow,
+    guarded_evidence,
+    history_document,
+    holds,
+    siiq_status,
+)
 from projections.views.sources import SourcesView, sources_view
 from projections.views.trace import TraceBasis, trace_basis
 
@@ -151,14 +161,70 @@ Published = Callable[[], int]
 
 
 class SiiqQueries:
+    """SI-IQ's documents. The index, the evidence and the history are the ones last published
+    (section 8: a halted publication leaves the previous online), as of the publication at or
+    before the position asked (its documents are as of the position before it); before any
+    publication, as of the position itself. The status is live."""
+
     def __init__(self, ledger: Ledger, published: Published | None = None) -> None:
+        self.ledger = ledger
         self.reader: ProjectionReader[Siiq] = ProjectionReader(ledger, SiiqProjection())
+        self.sources: ProjectionReader[Sources] = ProjectionReader(ledger, SiiqSourcesProjection())
         self.published = published
 
-    def index(self, as_of: int | None = None) -> IndexDocument:
+    def position(self, as_of: int | None = None) -> int:
+        """The position a read answers as of (the public one never past the approval)."""
         if self.published is not None:
             as_of = published_as_of(as_of, self.published())
-        return self.reader.answer(("index",), index_document, as_of)
+        return position_as_of(self.ledger, as_of)
+
+    def publication_position(self, as_of: int | None = None) -> int:
+        """The position the published documents are as of, for a read as of `as_of`."""
+        position = self.position(as_of)
+        publications = self.reader.latest().guards.publications
+        at = bisect_right(publications, position)
+        return publications[at - 1] - 1 if at else position
+
+    def index(self, as_of: int | None = None) -> IndexDocument:
+        return self.index_at(self.publication_position(as_of))
 
     def model(self, slug: str, as_of: int | None = None) -> ModelPage:
         return model_page(self.index(as_of), slug)
+
+    def evidence(self, as_of: int | None = None) -> bytes:
+        return self.evidence_at(self.publication_position(as_of))
+
+    def history(self, as_of: int | None = None) -> HistoryDocument:
+        return self.history_at(self.publication_position(as_of))
+
+    def status(self, as_of: int | None = None) -> StatusDocument:
+        return self.status_at(self.position(as_of))
+
+    def index_at(self, position: int) -> IndexDocument:
+        return self.reader.answer(("index",), index_document, position)
+
+    def evidence_at(self, position: int) -> bytes:
+        view = lambda state, at: guarded_evidence(self._sources_at(at), state)  # noqa: E731
+        return self.reader.answer(("evidence",), view, position)
+
+    def history_at(self, position: int) -> HistoryDocument:
+        return self.reader.answer(("history",), history_document, position)
+
+    def status_at(self, position: int) -> StatusDocument:
+        view = lambda state, at: siiq_status(self._sources_at(at), state, at)  # noqa: E731
+        return self.reader.answer(("status",), view, position)
+
+    def documents(self, position: int) -> dict[str, bytes]:
+        """The four published documents as of `position`, as served (section 8)."""
+        return {
+            "index": msgspec.json.encode(self.index_at(position)),
+            "evidence": self.evidence_at(position),
+            "history": msgspec.json.encode(self.history_at(position)),
+            "status": msgspec.json.encode(self.status_at(position)),
+        }
+
+    def _sources_at(self, position: int) -> Sources:
+        return self.sources.answer(("state",), lambda state, _: state, position)
+
+    def holds(self) -> list[HoldRow]:
+        return holds(self.reader.latest())

@@ -64,6 +64,28 @@ from domain.events.runner import (
     Tier,
 )
 from domain.events.siiq import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
+from domain.events.siiq_updates import (
+    BenchmarkFrozen,
+    BenchmarkUnfrozen,
+    CrossCheck,
+    CrossCheckRejected,
+    HoldConfirmed,
+    HoldObserved,
+    OperatorNotified,
+    PublicationHalted,
+    PublishedValue,
+    RevisionAttempted,
+    RevisionObserved,
+    SiiqPublished,
+    SiiqUpdateHalted,
+    SiiqUpdateRan,
+    SourceDataAccepted,
+    SourceDataKept,
+    SourceUsed,
+    ValueHeld,
+    ValuesPublished,
+    value_key,
+)
 from domain.events.sources import (
     AliasApproved,
     SourceSnapshotRecorded,
@@ -86,6 +108,22 @@ DomainEvent = (
     | SourceSnapshotRecorded
     | SourceTableRecorded
     | AliasApproved
+    | SiiqUpdateHalted
+    | SiiqUpdateRan
+    | ValuesPublished
+    | ValueHeld
+    | HoldObserved
+    | HoldConfirmed
+    | CrossCheckRejected
+    | SourceDataKept
+    | SourceDataAccepted
+    | BenchmarkFrozen
+    | RevisionObserved
+    | RevisionAttempted
+    | BenchmarkUnfrozen
+    | OperatorNotified
+    | PublicationHalted
+    | SiiqPublished
     | AgentRegistered
     | CycleOpened
     | CycleClosed
@@ -112,9 +150,13 @@ __all__ = [
     "AgentTimedOut",
     "AliasApproved",
     "AttemptKind",
+    "BenchmarkFrozen",
+    "BenchmarkUnfrozen",
     "CalibrationAccepted",
     "CalibrationRejected",
     "Count",
+    "CrossCheck",
+    "CrossCheckRejected",
     "CycleClosed",
     "CycleOpened",
     "DisputeOpened",
@@ -128,6 +170,8 @@ __all__ = [
     "EvidenceStored",
     "EvidenceTransformed",
     "Fingerprint",
+    "HoldConfirmed",
+    "HoldObserved",
     "HoldReleased",
     "InputRecord",
     "KeyMode",
@@ -136,6 +180,7 @@ __all__ = [
     "ModelKeyDeleted",
     "ModelKeyRequested",
     "OperatorActed",
+    "OperatorNotified",
     "OperatorRegistered",
     "OperatorRevoked",
     "Pool",
@@ -143,10 +188,14 @@ __all__ = [
     "ProjectReviewCleared",
     "ProjectReviewed",
     "PublicationApproved",
+    "PublicationHalted",
+    "PublishedValue",
     "RecordingWithheld",
     "Report",
     "RerunRequested",
     "RevisionApproved",
+    "RevisionAttempted",
+    "RevisionObserved",
     "RunAborted",
     "RunCancelled",
     "RunClaimed",
@@ -160,15 +209,24 @@ __all__ = [
     "SandboxLimits",
     "SandboxRemoved",
     "SiiqInputsRecorded",
+    "SiiqPublished",
+    "SiiqUpdateHalted",
+    "SiiqUpdateRan",
+    "SourceDataAccepted",
+    "SourceDataKept",
     "SourceFetched",
     "SourceSnapshotRecorded",
     "SourceTableRecorded",
     "SourceType",
+    "SourceUsed",
     "SweepCompleted",
     "TableSummary",
     "TestDepth",
     "Text",
     "Tier",
     "Value",
+    "ValueHeld",
+    "ValuesPublished",
     "require_utc",
+    "value_key",
 ]

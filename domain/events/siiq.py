@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from datetime import datetime
+
 from domain.events import streams
 from domain.events.base import Event
 from domain.siiq.records import Benchmark, CalibrationSummary, Result
@@ -28,6 +30,8 @@ class CalibrationAccepted(Event, frozen=True):
 
     inputs: dict[str, str]
     calibration: CalibrationSummary
+    at: datetime | None = None
+    """When an update made it (the monthly recalibration counts from here)."""
 
     @property
     def stream(self) -> str:
@@ -39,6 +43,8 @@ class CalibrationRejected(Event, frozen=True):
 
     inputs: dict[str, str]
     calibration: CalibrationSummary
+    at: datetime | None = None
+    """When an update made it (the monthly recalibration counts from here)."""
 
     @property
     def stream(self) -> str:

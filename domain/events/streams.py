@@ -12,6 +12,15 @@ OPERATORS = "operators"
 PUBLICATION = "publication"
 """Every approval of a position for the public, in the order made."""
 
+SIIQ_UPDATES = "siiq-updates"
+"""Every SI-IQ update run, halt and cross-check refusal, in the order made."""
+SIIQ_VALUES = "siiq-values"
+"""Every change to the SI-IQ index's published inputs."""
+SIIQ_NOTICES = "siiq-notices"
+"""Every notice to the operator about SI-IQ's updates."""
+SIIQ_PUBLICATION = "siiq-publication"
+"""Every SI-IQ publication and halt of publication."""
+
 SWEEPS = "runner-sweeps"
 """What the sweeper and emergency stops removed, in the order done."""
 
@@ -66,6 +75,11 @@ def hold(hold_id: str) -> str:
 
 def revision(benchmark: str) -> str:
     return f"revision:{benchmark}"
+
+
+def source_guard(source: str) -> str:
+    """Section 8's verdicts on one SI-IQ source's snapshots (data kept, data accepted)."""
+    return f"source-guard:{source}"
 
 
 def siiq_inputs(inputs: Mapping[str, str]) -> str:

@@ -2,17 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import msgspec
 import pytest
 
-from api.services.siiq_update import IN_FORCE, NO_DATA, update_siiq
+from api.services.siiq_update import NO_DATA, update_siiq
 from api.services.sources import SourcesQueries, fetch_sources
 from api.wiring import Argusic
 from domain.errors import InvalidInput
-from domain.events import CalibrationAccepted, SourceSnapshotRecorded
+from domain.events import SourceSnapshotRecorded
+from domain.siiq.crosscheck import Claim
 from domain.siiq.snapshots import Answer
 from tests.domain.test_siiq_snapshots import ADDRESS, answer
 from tests.services.fakes import bootstrap
@@ -83,23 +85,41 @@ def test_only_a_configured_source_may_be_named(app: Argusic) -> None:
         fetch_sources(app.ledger, FakeReading(), SOURCES, only="arena")
 
 
-def test_update_runs_the_first_calibration_only(app: Argusic) -> None:
-    assert update_siiq(app.ledger).reason == NO_DATA
+class ConfirmingChecker:
+    """A checker that confirms every claim (the stand-in's protocol is tested over HTTP)."""
+
+    name = "fake"
+
+    def __init__(self) -> None:
+        self.claims = 0
+
+    def ask(self, claims: Sequence[Claim]) -> list[str]:
+        self.claims += len(claims)
+        return ['{"model": true, "benchmark": true, "number": true, "identity": true}'] * len(
+            claims
+        )
+
+
+NOW = datetime(2026, 11, 2, tzinfo=UTC)
+
+
+def test_update_publishes_the_checked_values_and_retries_the_first_calibration(
+    app: Argusic,
+) -> None:
+    checker = ConfirmingChecker()
+    assert update_siiq(app.ledger, checker, NOW).reason == NO_DATA
+    assert update_siiq(app.ledger, None, NOW).halted
     fetch_sources(app.ledger, FakeReading(answer("jan")), SOURCES)
     fetch_sources(app.ledger, FakeReading(answer("apr", 1)), SOURCES)
-    report = update_siiq(app.ledger)
+    report = update_siiq(app.ledger, checker, NOW)
+    assert report.published == checker.claims > 0
     assert report.calibrated
     assert report.calibration is not None
     assert not report.calibration.accepted  # reference members lack results (the real data)
     assert set(report.inputs) == {f"epoch {ADDRESS}", "reference", "aliases"}
     assert report.inputs[f"epoch {ADDRESS}"] == answer("apr").sha256
-    # With a calibration in force, update records nothing.
-    accepted = CalibrationAccepted(
-        inputs=report.inputs,
-        calibration=msgspec.structs.replace(report.calibration, accepted=True, reason=None),
-    )
-    app.ledger.append(app.ledger.next_versions([accepted]))
-    size = app.ledger.size()
-    assert update_siiq(app.ledger).reason == IN_FORCE
-    assert app.ledger.size() == size
+    # Nothing changed: nothing is checked or published again; the calibration is retried.
+    again = update_siiq(app.ledger, checker, NOW + timedelta(hours=1))
+    assert again.published == 0
+    assert again.calibrated
     assert SourcesQueries(app.ledger).intake() is not None

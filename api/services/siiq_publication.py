@@ -1,0 +1,111 @@
+"""`siiq publish-check` and each update's publication (SI-IQ section 8): every SI-IQ of the new
+index recomputed from its inputs with the project's own `siiq recompute`; ranked models vanishing
+or many scores moving without a recalibration halt publication, which resumes by itself only
+when every affected model's inputs changed and the situation held for six hourly runs (or a
+person's signed `release_hold` of "publication"). Each publication is an event naming the
+SHA-256 of the documents it published, which replaying the ledger reproduces."""
+
+from __future__ import annotations
+
+import hashlib
+from datetime import datetime
+
+import msgspec
+
+from api.services.calibrate import recompute_document
+from api.services.queries import SiiqQueries
+from domain.events import DomainEvent, OperatorNotified, PublicationHalted, SiiqPublished
+from domain.siiq import guards as rules
+from domain.siiq.index import IndexDocument
+from ledger.ledger import Ledger
+
+
+class PublishReport(msgspec.Struct, frozen=True, kw_only=True):
+    """`argusic siiq publish-check --json`: whether the documents at the head pass the check,
+    and (when publishing) what was published or why not."""
+
+    publishable: bool
+    published: bool
+    reason: str | None
+    models: list[str]
+    version: str
+    index_sha256: str | None = None
+
+
+def publication_check(queries: SiiqQueries, position: int) -> tuple[str | None, list[str]]:
+    """Section 8's check of the index as of `position` against the one last published: the
+    recomputation, then vanishing ranked models or many moved scores; the problem and the
+    models it affects, or (None, [])."""
+    document = msgspec.json.encode(queries.index_at(position))
+    recomputed = recompute_document(document)
+    if not recomputed.ok:
+        return f"an SI-IQ does not recompute from its inputs: {recomputed.mismatch}", []
+    state = queries.reader.latest().guards
+    if not state.publications:
+        return None, []
+    before = _scores(queries.index_at(state.publications[-1] - 1))
+    after = _scores(queries.index_at(position))
+    moves = rules.publication_moves(before, after)
+    problem = rules.publication_problem(moves, len(before), state.recalibrated_since_publication)
+    return problem, sorted({*moves.vanished, *moves.moved})
+
+
+def _scores(document: IndexDocument) -> dict[str, tuple[bool, float]]:
+    return {m.slug: (m.ranked, m.si_iq_full) for m in document.models}
+
+
+def publish_check(ledger: Ledger) -> PublishReport:
+    """`argusic siiq publish-check`: the check at the head, publishing nothing."""
+    queries = SiiqQueries(ledger)
+    problem, models = publication_check(queries, ledger.size())
+    version = queries.reader.latest().version
+    return PublishReport(
+        publishable=problem is None, published=False, reason=problem, models=models, version=version
+    )
+
+
+def publish_siiq(ledger: Ledger, now: datetime) -> PublishReport:
+    """Publish the documents at the head, or halt (the previous stay online) and tell the
+    operator once; a halt resumes only as section 8 says."""
+    queries = SiiqQueries(ledger)
+    head = ledger.size()
+    problem, models = publication_check(queries, head)
+    guards = queries.reader.latest().guards
+    version = queries.reader.latest().version
+    if problem is not None and not guards.publication_released:
+        runs = guards.halt_runs + 1
+        changed = guards.changed_since_publication
+        if not models or not rules.resume_allowed(models, changed, runs):
+            events: list[DomainEvent] = [PublicationHalted(at=now, reason=problem, models=models)]
+            if guards.publication_halt is None:
+                message = f"publication halted: {problem}"
+                events.append(OperatorNotified(at=now, subject="publication", message=message))
+            ledger.append(ledger.next_versions(events))
+            return PublishReport(
+                publishable=False, published=False, reason=problem, models=models, version=version
+            )
+    shas = {
+        kind: hashlib.sha256(data).hexdigest() for kind, data in queries.documents(head).items()
+    }
+    ledger.append(
+        ledger.next_versions(
+            [
+                SiiqPublished(
+                    at=now,
+                    version=version,
+                    index_sha256=shas["index"],
+                    evidence_sha256=shas["evidence"],
+                    history_sha256=shas["history"],
+                    status_sha256=shas["status"],
+                )
+            ]
+        )
+    )
+    return PublishReport(
+        publishable=True,
+        published=True,
+        reason=problem,
+        models=models,
+        version=version,
+        index_sha256=shas["index"],
+    )
