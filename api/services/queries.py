@@ -35,6 +35,7 @@ from projections.views.siiq_publication import (
     guarded_evidence,
     history_document,
     holds,
+    model_history,
     siiq_status,
 )
 from projections.views.sources import SourcesView, sources_view
@@ -189,7 +190,10 @@ class SiiqQueries:
         return self.index_at(self.publication_position(as_of))
 
     def model(self, slug: str, as_of: int | None = None) -> ModelPage:
-        return model_page(self.index(as_of), slug)
+        position = self.publication_position(as_of)
+        page = model_page(self.index_at(position), slug)
+        history = model_history(self.history_at(position), slug)
+        return msgspec.structs.replace(page, history=history)
 
     def evidence(self, as_of: int | None = None) -> bytes:
         return self.evidence_at(self.publication_position(as_of))
