@@ -14,6 +14,7 @@ from psycopg.sql import SQL, Identifier
 
 from ledger.batch import NodeRow, StoredRow
 from ledger.migrations import Migration
+from ledger.sealing import Checkpoint
 from ledger.store import LedgerRecorder
 
 _MIGRATION_LOCK = 0x61726775  # pg_advisory_xact_lock key: "argu"
@@ -51,6 +52,13 @@ class PostgresLedgerRecorder(LedgerRecorder):
         with self.datastore.get_connection() as conn, conn.pipeline(), conn.transaction():
             yield conn.cursor(row_factory=tuple_row)
 
+    @contextmanager
+    def _batch_transaction(self) -> Iterator[Cursor[Any]]:
+        # `_insert_batch` is one statement, so it is a transaction of its own: no BEGIN and
+        # COMMIT to send, and the statement goes out at once, before the pipeline syncs.
+        with self.datastore.get_connection() as conn, conn.pipeline():
+            yield conn.cursor(row_factory=tuple_row)
+
     def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
         with self.datastore.get_connection() as conn:
             # Binary results: bytea arrives as it is stored, not as hex text to decode.
@@ -80,13 +88,26 @@ class PostgresLedgerRecorder(LedgerRecorder):
 
     # --- writing ---
 
-    def _insert_events(self, cursor: Cursor[Any], events: list[StoredRow]) -> None:
-        # Positions run on from the first one, so they need not travel as an array.
+    def _insert_batch(
+        self,
+        cursor: Cursor[Any],
+        events: list[StoredRow],
+        nodes: list[NodeRow],
+        checkpoint: Checkpoint,
+    ) -> None:
+        # One statement: the events, the nodes and the checkpoint sealing them, each insert a
+        # part of it, so all are stored or none (a taken position, stream version or
+        # predecessor refuses the whole statement).
         _, streams, versions, types, canonicals, hashes = zip(*events, strict=True)
+        levels, indexes, node_hashes = zip(*nodes, strict=True) if nodes else ((), (), ())
         cursor.execute(
-            "INSERT INTO ledger_events SELECT %b + n - 1, stream, version, type, canonical, hash"
+            "WITH events AS (INSERT INTO ledger_events"
+            " SELECT %b + n - 1, stream, version, type, canonical, hash"
             " FROM unnest(%b::text[], %b::bigint[], %b::text[], %b::bytea[], %b::bytea[])"
-            " WITH ORDINALITY AS batch(stream, version, type, canonical, hash, n)",
+            " WITH ORDINALITY AS batch(stream, version, type, canonical, hash, n)),"
+            " nodes AS (INSERT INTO ledger_merkle_nodes"
+            " SELECT * FROM unnest(%b::smallint[], %b::bigint[], %b::bytea[]))"
+            " INSERT INTO ledger_checkpoints VALUES (%b, %b, %b, %b, %b, %b)",
             (
                 events[0].position,
                 list(streams),
@@ -94,14 +115,10 @@ class PostgresLedgerRecorder(LedgerRecorder):
                 list(types),
                 list(canonicals),
                 list(hashes),
+                list(levels),
+                list(indexes),
+                list(node_hashes),
+                *checkpoint.row(),
             ),
-            prepare=True,
-        )
-
-    def _insert_nodes(self, cursor: Cursor[Any], nodes: list[NodeRow]) -> None:
-        cursor.execute(
-            "INSERT INTO ledger_merkle_nodes SELECT * FROM unnest("
-            "%b::smallint[], %b::bigint[], %b::bytea[])",
-            [list(column) for column in zip(*nodes, strict=True)],
             prepare=True,
         )

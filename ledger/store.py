@@ -169,10 +169,10 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         following: Sequence[Entry] | None = None
         for _ in range(MAX_ATTEMPTS):
             try:
-                with self._write_transaction() as cursor:
-                    self._insert_events(cursor, batch.events)
-                    nodes, checkpoint = batch.sealed()  # while the database stores the events
-                    self._insert_seal(cursor, nodes, checkpoint)
+                with self._batch_transaction() as cursor:
+                    nodes, checkpoint = batch.sealed()
+                    self._insert_batch(cursor, batch.events, nodes, checkpoint)
+                    # the next batch is taken and prepared while the database stores this one
                     following = following or next(upcoming, None)
                     successor = (
                         None if following is None else Batch(checkpoint, following, self.sealer)
@@ -197,7 +197,7 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         checkpoint = self.sealer.seal(0, [], previous=None)
         try:
             with self._write_transaction() as cursor:
-                self._insert_seal(cursor, [], checkpoint)
+                self._insert_checkpoint(cursor, checkpoint)
         except IntegrityError:
             return self.head()  # another process sealed it first
         return checkpoint
@@ -209,16 +209,18 @@ class LedgerRecorder(ApplicationRecorder, ABC):
             raise RuntimeError("the ledger has no checkpoint: run `argusic init` first")
         return head
 
-    @abstractmethod
-    def _insert_events(self, cursor: Any, events: list[StoredRow]) -> None: ...
+    def _batch_transaction(self) -> contextlib.AbstractContextManager[Any]:
+        """Where `_insert_batch` runs: a write transaction, unless the backend's one statement
+        is a transaction of its own."""
+        return self._write_transaction()
 
     @abstractmethod
-    def _insert_nodes(self, cursor: Any, nodes: list[NodeRow]) -> None: ...
+    def _insert_batch(
+        self, cursor: Any, events: list[StoredRow], nodes: list[NodeRow], checkpoint: Checkpoint
+    ) -> None:
+        """Store a batch: its events, its completed Merkle nodes and its checkpoint."""
 
-    def _insert_seal(self, cursor: Any, nodes: list[NodeRow], checkpoint: Checkpoint) -> None:
-        """Store the batch's completed Merkle nodes and its checkpoint."""
-        if nodes:
-            self._insert_nodes(cursor, nodes)
+    def _insert_checkpoint(self, cursor: Any, checkpoint: Checkpoint) -> None:
         self._execute(cursor, INSERT_CHECKPOINT, checkpoint.row())
 
     def register_key(self, verifier_key: str, registered_at: str) -> None:

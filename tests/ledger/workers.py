@@ -22,7 +22,7 @@ def crash_child() -> None:
     so and hang before the commit."""
     ledger = open_ledger(Settings.from_env())
     recorder = ledger.recorder
-    real_insert = recorder._insert_seal
+    real_insert = recorder._insert_batch
     batches = 0
 
     def insert_then_hang(*args: Any) -> None:
@@ -33,7 +33,7 @@ def crash_child() -> None:
             print("INSERTED, NOT COMMITTED", flush=True)
             time.sleep(60)
 
-    recorder._insert_seal = insert_then_hang  # type: ignore[method-assign]
+    recorder._insert_batch = insert_then_hang  # type: ignore[method-assign]
     for b in range(3):
         ledger.append(
             [
