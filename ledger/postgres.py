@@ -7,10 +7,12 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
+from eventsourcing.persistence import OperationalError
 from eventsourcing.postgres import PostgresDatastore
 from psycopg import Connection, Cursor
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
+from psycopg_pool import PoolTimeout
 
 from ledger.batch import NodeRow, StoredRow
 from ledger.migrations import Migration
@@ -20,8 +22,20 @@ from ledger.store import LedgerRecorder
 _MIGRATION_LOCK = 0x61726775  # pg_advisory_xact_lock key: "argu"
 
 
+RECONNECT_SECONDS = 5.0
+"""How long the pool keeps trying to replace a lost connection in the background, its waits
+doubling from 1 s; then a reader waiting for one starts a new attempt. So a server recovers
+within seconds of the database's return, however long it was away (psycopg_pool's default,
+five minutes, lets the waits grow to minutes)."""
+
+
 class PostgresLedgerDatastore(PostgresDatastore):
-    """eventsourcing's datastore, with every connection's search_path set to the schema."""
+    """eventsourcing's datastore, with every connection's search_path set to the schema and
+    lost connections replaced soon after the database is back."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pool.reconnect_timeout = RECONNECT_SECONDS
 
     def after_connect_func(self) -> Callable[[Connection[Any]], None]:
         configure = super().after_connect_func()
@@ -60,6 +74,17 @@ class PostgresLedgerRecorder(LedgerRecorder):
             yield conn.cursor(row_factory=tuple_row)
 
     def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return self._query(sql, params)
+        except OperationalError as e:
+            if isinstance(e.__cause__, PoolTimeout):
+                raise  # no connection to be had: the database is away
+            # A restarted server leaves the pool's idle connections dead: a read is safe to
+            # ask again once they are checked (the dead ones dropped, new ones opened).
+            self.datastore.pool.check()
+            return self._query(sql, params)
+
+    def _query(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         with self.datastore.get_connection() as conn:
             # Binary results: bytea arrives as it is stored, not as hex text to decode.
             cursor = conn.cursor(binary=True, row_factory=tuple_row)

@@ -30,10 +30,10 @@ STATUS: dict[type[Exception], int] = {
     InvalidInput: HTTP_400_BAD_REQUEST,
     UsageError: HTTP_400_BAD_REQUEST,
     SetupError: HTTP_503_SERVICE_UNAVAILABLE,
-    PersistenceError: HTTP_503_SERVICE_UNAVAILABLE,
     IntegrityFailure: HTTP_500_INTERNAL_SERVER_ERROR,
 }
-"""Each of our error categories (and the database's, as eventsourcing translates them)."""
+"""Each of our error categories."""
+DATABASE_UNAVAILABLE = "the database is unavailable; try again shortly"
 
 
 def problem(status: int, detail: str, extra: object = None) -> Problem:
@@ -56,6 +56,13 @@ def _ours(status: int) -> Callable[[AnyRequest, Exception], Problem]:
     return handler
 
 
+def _database(request: AnyRequest, exc: PersistenceError) -> Problem:
+    """The database's failures, as eventsourcing translates them (a server restarting, a
+    connection lost): a 503 saying only that, the driver's words (addresses) in the log."""
+    log.warning("database unavailable", path=request.url.path, error=str(exc))
+    return answer(request, HTTP_503_SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE)
+
+
 def _litestar(request: AnyRequest, exc: HTTPException) -> Problem:
     """litestar's own refusals (a malformed query, an unknown path), as litestar words them;
     its own failures are bugs of ours too, and logged."""
@@ -71,6 +78,7 @@ def _unexpected(request: AnyRequest, exc: Exception) -> Problem:
 
 def exception_handlers() -> ExceptionHandlersMap:
     handlers: ExceptionHandlersMap = {error: _ours(status) for error, status in STATUS.items()}
+    handlers[PersistenceError] = _database
     handlers[HTTPException] = _litestar
     handlers[Exception] = _unexpected
     return handlers

@@ -7,13 +7,14 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
+from eventsourcing.persistence import InterfaceError, OperationalError
 
 from api.services.evidence import EvidenceIntake
 from api.services.ports import Banners, EvidenceStore
 from api.services.record_run import run_events
 from domain.cycles import AgentRecord, CycleRecord, open_cycle, register_agent
 from domain.editions import EditionRecord, draft_edition
-from domain.errors import InvalidInput, Rejected
+from domain.errors import InvalidInput, Rejected, SetupError
 from domain.events import DomainEvent
 from domain.runs import RunRecord
 from domain.state.methodology import Methodology
@@ -39,6 +40,17 @@ class IngestRejected(InvalidInput):
     def __init__(self, rejections: list[RecordRejection]) -> None:
         super().__init__(f"{len(rejections)} record(s) rejected, nothing appended")
         self.rejections = rejections
+
+
+class IngestInterrupted(SetupError):
+    """The database failed between the ingest's batches: those committed before hold whole
+    records, and the same ingest run again passes over them and appends the rest."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(
+            f"the database failed while appending ({error}); the batches appended before it "
+            "hold whole records: run the same ingest again to append the rest"
+        )
 
 
 class IngestReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -159,7 +171,10 @@ def ingest(
     units = [[next(placed) for _ in unit] for unit in intake.decided]
     appended = sum(map(len, units))
     if units:
-        ledger.append_batches(batches(units))
+        try:
+            ledger.append_batches(batches(units))
+        except (OperationalError, InterfaceError) as e:
+            raise IngestInterrupted(e) from e
     return IngestReport(
         records=count,
         appended=appended,
