@@ -3,10 +3,12 @@ published) and the status document (each source's last snapshot and failure)."""
 
 from __future__ import annotations
 
-from litestar import Response, Router, get
+from litestar import Router, get
 from litestar.di import NamedDependency
-from litestar.params import FromPath, FromQuery
+from litestar.params import FromPath
 
+from api.http.limits import AsOf
+from api.http.openapi import READ
 from api.services.queries import SiiqQueries
 from api.services.sources import SourcesQueries
 from api.web import page
@@ -14,48 +16,40 @@ from domain.siiq.index import IndexDocument, ModelPage
 from projections.siiq_sources import StatusDocument
 
 
-@get("/data/index.json", sync_to_thread=True)
-def index_json(
-    siiq: NamedDependency[SiiqQueries], as_of: FromQuery[int | None] = None
-) -> IndexDocument:
+@get("/data/index.json", sync_to_thread=True, responses=READ)
+def index_json(siiq: NamedDependency[SiiqQueries], as_of: AsOf = None) -> IndexDocument:
     return siiq.index(as_of)
 
 
-@get("/siiq", sync_to_thread=True, opt=page("siiq_index.html"))
-def siiq_index(
-    siiq: NamedDependency[SiiqQueries], as_of: FromQuery[int | None] = None
-) -> IndexDocument:
+@get("/siiq", sync_to_thread=True, responses=READ, opt=page("siiq_index.html"))
+def siiq_index(siiq: NamedDependency[SiiqQueries], as_of: AsOf = None) -> IndexDocument:
     """The index as a page: the same document as /data/index.json."""
     return siiq.index(as_of)
 
 
-@get("/siiq/models/{slug:path}", sync_to_thread=True, opt=page("siiq_model.html"))
+@get("/siiq/models/{slug:path}", sync_to_thread=True, responses=READ, opt=page("siiq_model.html"))
 def siiq_model(
-    siiq: NamedDependency[SiiqQueries], slug: FromPath[str], as_of: FromQuery[int | None] = None
+    siiq: NamedDependency[SiiqQueries], slug: FromPath[str], as_of: AsOf = None
 ) -> ModelPage:
     return siiq.model(slug.lstrip("/"), as_of)
 
 
-@get("/data/evidence.jsonl", sync_to_thread=True)
-def evidence_jsonl(
-    sources: NamedDependency[SourcesQueries], as_of: FromQuery[int | None] = None
-) -> Response[bytes]:
+@get(
+    "/data/evidence.jsonl", sync_to_thread=True, responses=READ, media_type="application/jsonl"
+)
+def evidence_jsonl(sources: NamedDependency[SourcesQueries], as_of: AsOf = None) -> bytes:
     """SI-IQ section 8: every input row as it appeared at its source, a JSON object a line."""
-    return Response(sources.evidence(as_of), media_type="application/jsonl")
+    return sources.evidence(as_of)
 
 
-@get("/status.json", sync_to_thread=True)
-def status_json(
-    sources: NamedDependency[SourcesQueries], as_of: FromQuery[int | None] = None
-) -> StatusDocument:
+@get("/status.json", sync_to_thread=True, responses=READ)
+def status_json(sources: NamedDependency[SourcesQueries], as_of: AsOf = None) -> StatusDocument:
     """SI-IQ section 8: each source's last good file and its failure, if it is failing."""
     return sources.status(as_of)
 
 
-@get("/status", sync_to_thread=True, opt=page("status.html"))
-def status_page(
-    sources: NamedDependency[SourcesQueries], as_of: FromQuery[int | None] = None
-) -> StatusDocument:
+@get("/status", sync_to_thread=True, responses=READ, opt=page("status.html"))
+def status_page(sources: NamedDependency[SourcesQueries], as_of: AsOf = None) -> StatusDocument:
     """The status as a page: the same document as /status.json."""
     return sources.status(as_of)
 
