@@ -10,7 +10,7 @@ from litestar.di import Provide
 from api.http import evidence, hardware, home, ledger, methodology, operators, siiq
 from api.http.errors import exception_handlers
 from api.http.headers import secured
-from api.http.limits import MAX_BODY_BYTES, limited
+from api.http.limits import MAX_BODY_BYTES, BoundedRequest, limited
 from api.http.openapi import documented, openapi_config
 from api.services.operators import ActionDesk
 from api.web import FORMAT, Negotiated, check_format, static_files, template_config
@@ -50,6 +50,7 @@ def create_app(argusic: Argusic) -> Litestar:
         compression_config=CompressionConfig(backend="gzip", gzip_compress_level=6),
         openapi_config=openapi_config(),
         request_max_body_size=MAX_BODY_BYTES,
+        request_class=BoundedRequest,
         before_send=[secured],
         before_request=check_format,
     )

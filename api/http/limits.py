@@ -1,14 +1,16 @@
 """What the API accepts at most, refused before any work: a request target (path and query)
-over `MAX_TARGET_BYTES` (414), a body over `MAX_BODY_BYTES` (413), and positions and tree
-sizes past what the ledger's 64-bit columns hold (400, by their declared bounds). The numbers
-are documented in the OpenAPI document and in docs/api.md."""
+over `MAX_TARGET_BYTES` (414), a body over `MAX_BODY_BYTES` (413), a JSON body nested too deep
+(400), and positions and tree sizes past what the ledger's 64-bit columns hold (400, by their
+declared bounds). The numbers are documented in the OpenAPI document and in docs/api.md."""
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Any
 
+from litestar import Request
 from litestar.datastructures import Headers
 from litestar.enums import ScopeType
+from litestar.exceptions import ClientException
 from litestar.params import QueryParameter
 from litestar.status_codes import (
     HTTP_413_REQUEST_ENTITY_TOO_LARGE,
@@ -17,6 +19,7 @@ from litestar.status_codes import (
 from litestar.types import ASGIApp, Receive, Scope, Send
 
 from api.http.errors import send_problem
+from api.services.json_input import TOO_DEEP
 
 MAX_TARGET_BYTES = 4_096
 """A request's path and query string together; no address of ours comes near it."""
@@ -67,3 +70,13 @@ def limited(app: ASGIApp) -> ASGIApp:
         await app(scope, receive, send)
 
     return guard
+
+
+class BoundedRequest(Request[Any, Any, Any]):
+    """A request whose JSON body, nested too deep, is a bad request (400), not a traceback."""
+
+    async def json(self) -> Any:
+        try:
+            return await super().json()
+        except RecursionError as e:  # msgspec's refusal of deep nesting
+            raise ClientException(detail=f"the request body is {TOO_DEEP}") from e

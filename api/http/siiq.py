@@ -34,9 +34,7 @@ def siiq_model(
     return siiq.model(slug.lstrip("/"), as_of)
 
 
-@get(
-    "/data/evidence.jsonl", sync_to_thread=True, responses=READ, media_type="application/jsonl"
-)
+@get("/data/evidence.jsonl", sync_to_thread=True, responses=READ, media_type="application/jsonl")
 def evidence_jsonl(sources: NamedDependency[SourcesQueries], as_of: AsOf = None) -> bytes:
     """SI-IQ section 8: every input row as it appeared at its source, a JSON object a line."""
     return sources.evidence(as_of)
