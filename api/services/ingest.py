@@ -10,6 +10,7 @@ import msgspec
 from eventsourcing.persistence import InterfaceError, OperationalError
 
 from api.services.evidence import EvidenceIntake
+from api.services.json_input import MAX_DOCUMENT_BYTES, decoded, lines, shown_path
 from api.services.ports import Banners, EvidenceStore
 from api.services.record_run import run_events
 from domain.cycles import AgentRecord, CycleRecord, open_cycle, register_agent
@@ -60,26 +61,37 @@ class IngestReport(msgspec.Struct, frozen=True, kw_only=True):
     ledger_size: int
 
 
-def _split(text: bytes) -> list[tuple[int, bytes]]:
-    """Records of a file: a JSON array (numbered by position), one JSON object, or JSON lines."""
-    try:
-        whole = msgspec.json.decode(text, type=list[msgspec.Raw] | dict[str, msgspec.Raw])
-    except msgspec.DecodeError:
-        return [(i, line) for i, line in enumerate(text.splitlines(), 1) if line.strip()]
-    if isinstance(whole, dict):
-        return [(1, text)]
-    return [(i, bytes(raw)) for i, raw in enumerate(whole, 1)]
+def _split(path: Path) -> Iterator[tuple[int, bytes | InvalidInput]]:
+    """Records of a file: a JSON array (numbered by position) or one JSON object, for a file
+    read whole; else JSON lines, read a line at a time."""
+    if path.stat().st_size <= MAX_DOCUMENT_BYTES:
+        text = path.read_bytes()
+        try:
+            whole = msgspec.json.decode(text, type=list[msgspec.Raw] | dict[str, msgspec.Raw])
+        except (msgspec.DecodeError, RecursionError):
+            pass  # JSON lines, or a record too deep: which line says so when read alone
+        else:
+            if isinstance(whole, dict):
+                yield 1, text
+            else:
+                yield from enumerate(map(bytes, whole), 1)
+            return
+    yield from lines(path)
 
 
 def read_records(path: Path) -> Iterator[tuple[int, Record | RecordRejection]]:
     """Each record of a file, or the rejection that names its line and what is wrong."""
-    for line, raw in _split(path.read_bytes()):
+    for line, raw in _split(path):
         try:
-            yield line, _decoder.decode(raw)
+            if isinstance(raw, InvalidInput):
+                raise raw
+            yield line, decoded(_decoder, raw)
         except msgspec.ValidationError as e:
-            yield line, RecordRejection(file=str(path), line=line, reason=str(e))
+            yield line, RecordRejection(file=shown_path(path), line=line, reason=str(e))
         except msgspec.DecodeError as e:
-            yield line, RecordRejection(file=str(path), line=line, reason=f"not JSON: {e}")
+            yield line, RecordRejection(file=shown_path(path), line=line, reason=f"not JSON: {e}")
+        except InvalidInput as e:
+            yield line, RecordRejection(file=shown_path(path), line=line, reason=str(e))
 
 
 class Intake:
@@ -164,7 +176,7 @@ def ingest(
             try:
                 intake.decide(record, path.parent)
             except Rejected as e:
-                rejections.append(RecordRejection(file=str(path), line=line, reason=str(e)))
+                rejections.append(RecordRejection(file=shown_path(path), line=line, reason=str(e)))
     if rejections:
         raise IngestRejected(rejections)
     placed = iter(ledger.next_versions(e for unit in intake.decided for e in unit))

@@ -106,10 +106,10 @@ class Recorder(Protocol):
     def close(self) -> None: ...
 
 
-RecordRun = Callable[[RunRecord, float], Sequence[NewEvent]]
+RecordRun = Callable[[RunRecord, Path, float], Sequence[NewEvent]]
 """The shared `record_run` use case, deciding (not appending) what a finished run records:
 its RunRecorded (with the budget, in minutes, it ran with) and its evidence's section 17
-events."""
+events; the record's evidence paths are relative to the folder given."""
 
 
 @dataclass
