@@ -51,10 +51,12 @@ def _default_scores() -> dict[tuple[str, str], float]:
 @dataclass
 class SyntheticExport:
     """The export's rows: `scores[(model, benchmark)]` as a proportion; a deleted pair has no
-    row; `drop_columns` removes a column from a benchmark's table (a definition change)."""
+    row; `drop_columns` removes a column from a benchmark's table (a format change)."""
 
     scores: dict[tuple[str, str], float] = field(default_factory=_default_scores)
     drop_columns: dict[str, str] = field(default_factory=dict)
+    blank_columns: dict[str, str] = field(default_factory=dict)
+    """A column left empty in a benchmark's table (its standard errors: n is then assumed)."""
     released: str = "2025-06-01"
 
     def models(self) -> list[str]:
@@ -87,6 +89,10 @@ class SyntheticExport:
                 shown = score * source.scale
                 error = math.sqrt(max(score * (1 - score), 0.01) / 150) * source.se_scale
                 rows.append([model, f"{shown:.4f}", f"{error:.4f}", self.released, ""])
+        blank = self.blank_columns.get(bench)
+        if blank is not None:
+            for row in rows:
+                row[columns.index(blank)] = ""
         drop = self.drop_columns.get(bench)
         if drop is not None:
             at = columns.index(drop)

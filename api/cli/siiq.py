@@ -43,13 +43,25 @@ def _calibration_human(summary: CalibrationSummary) -> str:
 @click.option("--results", type=existing, required=True, help="results CSV (docs/siiq-input.md)")
 @click.option("--benchmarks", type=existing, required=True, help="benchmarks CSV")
 @click.option("--reference", type=existing, required=True, help="reference group, a slug a line")
+@click.option(
+    "--major",
+    is_flag=True,
+    help="A new major version (section 11): the reference group may change; the checks "
+    "against the published index do not apply.",
+)
 @json_option
 @pass_session
 def calibrate_command(
-    session: Session, results: Path, benchmarks: Path, reference: Path, as_json: bool
+    session: Session,
+    *,
+    results: Path,
+    benchmarks: Path,
+    reference: Path,
+    major: bool,
+    as_json: bool,
 ) -> None:
     """Calibrate SI-IQ (section 3) and record it, accepted or rejected, in the ledger."""
-    summary = calibrate_files(session.argusic.ledger, results, benchmarks, reference)
+    summary = calibrate_files(session.argusic.ledger, results, benchmarks, reference, major=major)
     emit(summary, _calibration_human)
 
 

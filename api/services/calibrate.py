@@ -19,15 +19,17 @@ from domain.siiq.index import (
 )
 from domain.siiq.recalibration import recalibration_problem
 from domain.siiq.records import CalibrationSummary
+from domain.siiq.versions import Kind, calibration_version, structural_change
 from ledger.ledger import Ledger
 
 
 def calibrate_files(
-    ledger: Ledger, results: Path, benchmarks: Path, reference: Path
+    ledger: Ledger, results: Path, benchmarks: Path, reference: Path, *, major: bool = False
 ) -> CalibrationSummary:
     """Calibrate from the three input files and append the inputs (once) and the outcome:
     `CalibrationAccepted` with every parameter, or `CalibrationRejected` with the reason; a
-    recalibration must also pass section 3's checks against the index it would replace."""
+    recalibration must also pass section 3's checks against the index it would replace and
+    keep the reference group, which only a major version (`major`) changes (section 11)."""
     texts = {
         "results": results.read_bytes(),
         "benchmarks": benchmarks.read_bytes(),
@@ -39,11 +41,20 @@ def calibrate_files(
     group = read_reference(texts["reference"].decode())
     obs = Observations.build(selection.results, selection.benchmarks)
     summary = run_calibration(obs, all_benchmarks, set(selection.invalid_benchmarks), group)
-    published = SiiqQueries(ledger).index()
+    queries = SiiqQueries(ledger)
+    published = queries.index()
+    version = queries.reader.latest().version
     if summary.accepted and published.calibration.accepted:
-        problem = recalibration_problem(published, build_index(selection.results, summary))
+        structural = structural_change(published.calibration, summary)
+        problem = None if major else structural
+        if problem is None and not major:
+            problem = recalibration_problem(published, build_index(selection.results, summary))
         if problem is not None:
             summary = msgspec.structs.replace(summary, accepted=False, reason=problem)
+        else:
+            kind: Kind = "major" if major else "minor"
+            number = calibration_version(published.calibration, summary, version, kind)
+            summary = msgspec.structs.replace(summary, version=number)
     recorded = SiiqInputsRecorded(
         inputs=inputs,
         results=selection.results,

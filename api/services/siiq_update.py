@@ -59,7 +59,7 @@ from domain.siiq.matching import EPOCH
 from domain.siiq.recalibration import recalibration_problem
 from domain.siiq.records import CalibrationSummary, Result
 from domain.siiq.reference_group import REFERENCE_GROUP
-from domain.siiq.versions import bump, structural_change
+from domain.siiq.versions import calibration_version, structural_change
 from ledger.ledger import Ledger
 from projections.siiq import Guards, Hold, Siiq, published_results
 from projections.siiq_sources import Sources, current_intake, good_snapshots
@@ -359,7 +359,6 @@ def _shrink_passes(
         since=shrunk[0].at,
         now=run.now,
         rows_since=[*(k.rows for k in shrunk), rows],
-        rows_before=sum(t.rows for t in before.tables),
     )
 
 
@@ -785,7 +784,8 @@ def _recalibrate(run: Run, values: Mapping[str, PublishedValue]) -> CalibrationS
     )
     if problem is not None:
         return problem
-    return msgspec.structs.replace(summary, version=bump(run.siiq.version, "minor"))
+    number = calibration_version(in_force.calibration, summary, run.siiq.version, "minor")
+    return msgspec.structs.replace(summary, version=number)
 
 
 def _calibrations(run: Run) -> None:

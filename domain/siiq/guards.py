@@ -182,16 +182,15 @@ def shrink_accepted(
     since: datetime,
     now: datetime,
     rows_since: Sequence[int],
-    rows_before: int,
 ) -> bool:
     """SI-IQ section 8: a shrunk file becomes the new normal only if the parser still keeps the
     same share of its rows (they were removed at the source, not lost by us) in every file
-    read since, and every file of the 24 hours since was as small; a fall of that share never
-    passes."""
+    read since, and every file of the 24 hours since was as small as the first smaller one
+    (`rows_since`, that one first); a fall of that share never passes."""
     return (
         now - since >= SHRINK_WINDOW
         and all(abs(r - keep_before) <= KEEP_RATIO_SAME for r in keep_ratios)
-        and all(lost_rows(rows_before, n) for n in rows_since)
+        and all(n <= rows_since[0] for n in rows_since)
     )
 
 

@@ -7,6 +7,8 @@ from __future__ import annotations
 
 from typing import Literal
 
+import msgspec
+
 from domain.siiq.records import CalibrationSummary
 
 Kind = Literal["patch", "minor", "major"]
@@ -35,3 +37,14 @@ def structural_change(before: CalibrationSummary, after: CalibrationSummary) -> 
         detail = "; ".join(p for p in parts if p)
         return f"the reference group would change ({detail}): only a major version changes it"
     return None
+
+
+def calibration_version(
+    in_force: CalibrationSummary, new: CalibrationSummary, version: str, kind: Kind
+) -> str:
+    """SI-IQ section 11: the version a calibration after `in_force` carries: the next minor
+    (or major) version, or the current one when the parameters came out identical (nothing
+    changed, so no new version)."""
+    if msgspec.structs.replace(new, version=in_force.version) == in_force:
+        return version
+    return bump(version, kind)

@@ -84,6 +84,29 @@ def test_a_rejected_calibration_is_recorded_and_the_last_accepted_stays_in_force
     assert after.calibration == before.calibration
 
 
+def test_a_recalibration_never_changes_the_reference_group_but_a_major_version_may(
+    ledger: Ledger, problem: Problem, inputs: dict[str, Path], tmp_path: Path
+) -> None:
+    """SI-IQ sections 4 and 11: a recalibration with 26 of the 30 members is refused, naming
+    the members it would drop; only a major version changes the group."""
+    calibrate(ledger, inputs)
+    smaller = tmp_path / "smaller"
+    smaller.mkdir()
+    paths = write_inputs(problem, smaller, problem.reference[:-4])
+    summary = calibrate(ledger, paths)
+    assert summary.accepted is False  # type: ignore[attr-defined]
+    reason = summary.reason  # type: ignore[attr-defined]
+    assert reason.startswith("the reference group would change (without ")
+    assert all(member in reason for member in problem.reference[-4:])
+    assert SiiqQueries(ledger).index().calibration.reference == problem.reference
+    major = calibrate_files(
+        ledger, paths["results"], paths["benchmarks"], paths["reference"], major=True
+    )
+    assert major.accepted
+    assert major.version == "2.0.0"
+    assert SiiqQueries(ledger).index().version == "2.0.0"
+
+
 def test_the_cli_calibrates_publishes_and_recomputes(
     ledger: Ledger, inputs: dict[str, Path], cli_env: dict[str, str], tmp_path: Path
 ) -> None:

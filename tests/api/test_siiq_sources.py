@@ -16,6 +16,7 @@ import pytest
 from litestar.testing import TestClient
 
 from adapters.artifacts import FileArtifactStore
+from adapters.crosscheck import CrossCheckStandIn
 from adapters.sources.config import SourcesConfig
 from adapters.sources.github import GitHubBases
 from api.http import create_app
@@ -349,15 +350,37 @@ def test_the_cli_fetches_updates_and_reports(
     assert unknown.returncode == 1
     assert "not configured" in json.loads(unknown.stdout)["error"]
     assert argusic(env, "sources", "--json").returncode == 0  # the methodology table still answers
-    update = json.loads(argusic(env, "siiq", "update", "--json").stdout)
+    halted = json.loads(argusic(env, "siiq", "update", "--json").stdout)
+    assert halted["halted"] is True  # no cross-check service configured (SI-IQ section 8)
+    assert "ARGUSIC_CROSSCHECK_URL" in halted["reason"]
+    stand_in = CrossCheckStandIn().start()
+    env["ARGUSIC_CROSSCHECK_URL"] = stand_in.url
+    try:
+        update = json.loads(argusic(env, "siiq", "update", "--json").stdout)
+    finally:
+        stand_in.stop()
+    assert update["halted"] is False
+    assert update["published"] == stand_in.calls > 0
     assert update["calibrated"] is True
     calibration = update["calibration"]
     assert calibration["accepted"] is False
     assert calibration["reason"].startswith("reference models ")
     for member in ("Gemma 3 12B", "Gemma 3 4B", "Qwen3-14B", "gpt-oss-20b", "DeepSeek-V3.2-Exp"):
         assert member in calibration["reason"]
-    again = json.loads(argusic(env, "siiq", "update", "--json").stdout)
+    stand_in = CrossCheckStandIn().start()
+    env["ARGUSIC_CROSSCHECK_URL"] = stand_in.url
+    try:
+        again = json.loads(argusic(env, "siiq", "update", "--json").stdout)
+    finally:
+        stand_in.stop()
     assert again["calibrated"] is True  # still none in force: the first calibration is retried
+    assert again["published"] == stand_in.calls == 0  # nothing new to check
+    holds = json.loads(argusic(env, "siiq", "holds", "--json").stdout)
+    assert holds == {"holds": [], "notifications": [holds["notifications"][0]]}
+    assert holds["notifications"][0]["subject"] == "update"  # the halt above was told
+    check = argusic(env, "siiq", "publish-check", "--json")
+    assert check.returncode == 0, check.stdout
+    assert json.loads(check.stdout)["publishable"] is True
     report = argusic(env, "siiq", "report")
     assert report.returncode == 0, report.stderr
     assert "## Calibration: rejected" in report.stdout

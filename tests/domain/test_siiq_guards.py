@@ -142,18 +142,12 @@ def test_format_change_and_row_loss() -> None:
 
 
 def test_shrunk_file_is_the_new_normal_after_24_hours_with_the_same_keep_ratio() -> None:
-    assert shrink_accepted(
-        0.9, [0.9, 0.9], since=T0, now=T0 + 24 * H, rows_since=[50, 50], rows_before=100
-    )
+    assert shrink_accepted(0.9, [0.9, 0.9], since=T0, now=T0 + 24 * H, rows_since=[50, 50])
+    assert not shrink_accepted(0.9, [0.9], since=T0, now=T0 + 23 * H, rows_since=[50])
     assert not shrink_accepted(
-        0.9, [0.9], since=T0, now=T0 + 23 * H, rows_since=[50], rows_before=100
-    )
-    assert not shrink_accepted(
-        0.9, [0.8], since=T0, now=T0 + 48 * H, rows_since=[50], rows_before=100
+        0.9, [0.8], since=T0, now=T0 + 48 * H, rows_since=[50]
     )  # a fall in the share
-    assert not shrink_accepted(
-        0.9, [0.9, 0.9], since=T0, now=T0 + 24 * H, rows_since=[50, 100], rows_before=100
-    )
+    assert not shrink_accepted(0.9, [0.9, 0.9], since=T0, now=T0 + 24 * H, rows_since=[50, 60])
 
 
 def test_definition_change_but_not_an_effective_n_moving() -> None:
