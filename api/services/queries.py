@@ -177,7 +177,7 @@ class SiiqQueries:
         """The position a read answers as of (the public one never past the approval)."""
         if self.published is not None:
             as_of = published_as_of(as_of, self.published())
-        return position_as_of(self.ledger, as_of)
+        return position_as_of(self.ledger.size(), as_of)
 
     def publication_position(self, as_of: int | None = None) -> int:
         """The position the published documents are as of, for a read as of `as_of`."""
