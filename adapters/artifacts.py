@@ -6,17 +6,23 @@ into place, so a reader sees all of it or nothing; once stored it is never writt
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import BinaryIO
 
+from domain.errors import SetupError
 from domain.events import Fingerprint
 
 CHUNK = 1 << 20
+
+
+class ArtifactStoreFull(SetupError):
+    """The store's disk (or quota) is full: what was being stored is not, whole or in part."""
 
 
 def chunks(path: Path) -> Iterator[bytes]:
@@ -73,21 +79,36 @@ class FileArtifactStore:
     def storing(self) -> Iterator[_Writer]:
         """A writer into a temporary file, placed under its SHA-256 when the block ends well,
         deleted in any case."""
-        target_dir = self.root / "sha256"
-        target_dir.mkdir(parents=True, exist_ok=True)
-        descriptor, temporary = tempfile.mkstemp(dir=target_dir, prefix=".incoming-")
-        try:
+        with self._room_needed():
+            target_dir = self.root / "sha256"
+            target_dir.mkdir(parents=True, exist_ok=True)
+            descriptor, temporary = tempfile.mkstemp(dir=target_dir, prefix=".incoming-")
             writer = _Writer(os.fdopen(descriptor, "wb"))
-            yield writer
-            target = self.path(writer.finish().sha256)
-            if not target.exists():
-                target.parent.mkdir(exist_ok=True)
-                os.chmod(temporary, 0o444)
-                os.replace(temporary, target)
-                _fsync_dir(target.parent)
-        finally:
-            if os.path.exists(temporary):
-                os.unlink(temporary)
+            try:
+                yield writer
+                target = self.path(writer.finish().sha256)
+                if not target.exists():
+                    target.parent.mkdir(exist_ok=True)
+                    os.chmod(temporary, 0o444)
+                    os.replace(temporary, target)
+                    _fsync_dir(target.parent)
+            finally:
+                with suppress(OSError):  # what it still buffers has no room either
+                    writer.file.close()
+                if os.path.exists(temporary):
+                    os.unlink(temporary)
+
+    @contextmanager
+    def _room_needed(self) -> Iterator[None]:
+        try:
+            yield
+        except OSError as e:
+            if e.errno not in (errno.ENOSPC, errno.EDQUOT):
+                raise
+            raise ArtifactStoreFull(
+                f"the artifact store at {self.root} has no room left ({e.strerror}): the "
+                "evidence file was not stored; make room and run again"
+            ) from e
 
 
 def _fsync_dir(path: Path) -> None:

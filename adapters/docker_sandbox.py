@@ -12,6 +12,7 @@ as it comes (a thread of the orchestrator only reads bytes: no agent code runs i
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import io
 import socket
 import tarfile
@@ -29,6 +30,8 @@ from domain.runner.naming import LABEL_RUN, SANDBOX_PREFIX
 from domain.runner.sandbox import SandboxSpec
 
 PROJECT_DIR = "/argusic/project"
+SCREEN = "1280x800x24"
+DISPLAY_START_SECONDS = 15
 T = TypeVar("T")
 
 
@@ -66,6 +69,15 @@ def _bounded(what: str, call: Callable[[], T]) -> T:
         raise SandboxError(f"{what}: the Docker engine did not answer in time") from None
     except (requests.exceptions.RequestException, docker.errors.DockerException, OSError) as e:
         raise SandboxError(f"{what}: {type(e).__name__}: {e}") from None
+
+
+def _pid1_command(spec: SandboxSpec) -> list[str]:
+    """PID 1's work: sleep until the deadline, so the container dies on its own; for a desktop
+    run, with the virtual display (Xvfb, in the image) started first."""
+    if spec.display is None:
+        return ["sleep", str(spec.pid1_seconds)]
+    xvfb = f"Xvfb {spec.display} -screen 0 {SCREEN} -nolisten tcp >/tmp/xvfb.log 2>&1"
+    return ["sh", "-c", f"{xvfb} & exec sleep {spec.pid1_seconds}"]
 
 
 class AgentSession:
@@ -134,7 +146,7 @@ class DockerSandboxes:
         def create() -> str:
             container = self.client.containers.create(
                 spec.image,
-                command=["sleep", str(spec.pid1_seconds)],
+                command=_pid1_command(spec),
                 name=spec.name,
                 labels=spec.labels,
                 environment=spec.environment,
@@ -157,6 +169,22 @@ class DockerSandboxes:
         _bounded("copy files", lambda: self.api.put_archive(container_id, "/argusic", files))
         _bounded(f"start {spec.name}", lambda: self.api.start(container_id))
         return container_id
+
+    def wait_display(self, name: str, display: str) -> None:
+        """Wait until the sandbox's virtual display accepts clients; a `SandboxError` when it
+        does not within `DISPLAY_START_SECONDS` (an image with no display is our fault)."""
+        socket_path = f"/tmp/.X11-unix/X{display.lstrip(':')}"
+        tries = DISPLAY_START_SECONDS * 10
+        probe = (
+            f"i=0; until [ -S {socket_path} ]; do"
+            f" i=$((i+1)); [ $i -gt {tries} ] && exit 1; sleep 0.1; done"
+        )
+        result = _bounded(
+            f"display in {name}",
+            lambda: self.client.containers.get(name).exec_run(["sh", "-c", probe]),
+        )
+        if result.exit_code != 0:
+            raise SandboxError(f"the virtual display {display} did not start in {name}")
 
     def start_agent(
         self, name: str, command: list[str], environment: dict[str, str]
@@ -198,7 +226,29 @@ class DockerSandboxes:
         while state.running and time.monotonic() < deadline:
             time.sleep(0.05)
             state = self.state(name)
+        if state.running and not state.oom_killed and self._oom_kills(name):
+            return dataclasses.replace(state, oom_killed=True)
         return state
+
+    def _oom_kills(self, name: str) -> int:
+        """How many processes the kernel killed in the sandbox for memory: the engine flags
+        only its PID 1's, so the sandbox's own memory cgroup is asked (v2, else v1)."""
+        probe = (
+            "cat /sys/fs/cgroup/memory.events 2>/dev/null"
+            " || cat /sys/fs/cgroup/memory/memory.oom_control 2>/dev/null"
+        )
+        try:
+            result = _bounded(
+                f"memory of {name}",
+                lambda: self.client.containers.get(name).exec_run(["sh", "-c", probe]),
+            )
+        except SandboxError:
+            return 0  # gone meanwhile: `state` tells
+        fields = (line.split() for line in result.output.decode(errors="replace").splitlines())
+        counts = [
+            int(f[1]) for f in fields if len(f) == 2 and f[0] == "oom_kill" and f[1].isdigit()
+        ]
+        return sum(counts)
 
     def read_file(self, name: str, path: str, limit: int = 1 << 20) -> bytes | None:
         """A file the agent wrote (None when it wrote none, or it is over `limit` bytes)."""

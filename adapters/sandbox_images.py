@@ -2,7 +2,10 @@
 busybox-static copied into a `FROM scratch` image, from an in-memory build context.
 
 `argusic/sandbox:1` is the bare machine; `argusic/baseline:1` adds the scripted baseline agent
-(`/agent/run`). Both carry the standard instructions' places (`/argusic`, `/argusic/project`).
+(`/agent/run`); `argusic/desktop:1` is the baseline with a virtual display (methodology section 7
+point 6, v1.1): Debian's Xvfb, xkbcomp and xdpyinfo with the libraries they link and the keyboard
+data, copied from this machine. All carry the standard instructions' places (`/argusic`,
+`/argusic/project`).
 """
 
 from __future__ import annotations
@@ -24,6 +27,9 @@ ASSETS = Path(__file__).with_name("sandbox_image")
 INSTRUCTIONS = ASSETS / "instructions.md"
 SANDBOX_IMAGE = "argusic/sandbox:1"
 BASELINE_IMAGE = "argusic/baseline:1"
+DESKTOP_IMAGE = "argusic/desktop:1"
+DISPLAY_PROGRAMS = (Path("/usr/bin/Xvfb"), Path("/usr/bin/xkbcomp"), Path("/usr/bin/xdpyinfo"))
+DISPLAY_DATA = (Path("/usr/share/X11/xkb"), Path("/usr/lib/xorg/protocol.txt"))
 DOCKERFILE = b"""FROM scratch
 COPY rootfs/ /
 ENV PATH=/usr/local/bin:/usr/bin:/bin TZ=UTC LANG=C.UTF-8 HOME=/root
@@ -72,8 +78,40 @@ def _add(
     tar.addfile(info, None if data is None else io.BytesIO(data))
 
 
-def build_context(agent: bytes | None) -> bytes:
-    """The build context: the Dockerfile and a root filesystem of busybox and its applets."""
+def _linked_libraries(program: Path) -> list[Path]:
+    """The shared libraries `program` loads, the dynamic loader included (as ldd lists them)."""
+    listed = subprocess.run(
+        ["ldd", str(program)], capture_output=True, text=True, check=True, timeout=30
+    ).stdout
+    return [Path(word) for word in listed.split() if word.startswith("/")]
+
+
+def _display_files() -> dict[str, Path]:
+    """Image path -> host file for the virtual display: programs, libraries, data."""
+    missing = [str(p) for p in (*DISPLAY_PROGRAMS, *DISPLAY_DATA) if not p.exists()]
+    if missing:
+        raise SetupError(f"no {', '.join(missing)}: install Debian's xvfb and x11-utils")
+    files: dict[str, Path] = {}
+    for program in DISPLAY_PROGRAMS:
+        for path in (program, *_linked_libraries(program)):
+            files[str(path)] = path.resolve()
+    for data in DISPLAY_DATA:
+        found = sorted(data.rglob("*")) if data.is_dir() else [data]
+        files.update({str(path): path for path in found if path.is_file()})
+    return files
+
+
+def _add_tree(tar: tarfile.TarFile, files: dict[str, Path]) -> None:
+    folders = sorted({str(parent) for name in files for parent in Path(name).parents} - {"/"})
+    for folder in folders:
+        _add(tar, f"rootfs{folder}", mode=0o755)
+    for name, source in sorted(files.items()):
+        _add(tar, f"rootfs{name}", data=source.read_bytes(), mode=source.stat().st_mode & 0o755)
+
+
+def build_context(agent: bytes | None, *, display: bool = False) -> bytes:
+    """The build context: the Dockerfile and a root filesystem of busybox and its applets (and,
+    for a desktop image, the virtual display)."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
         _add(tar, "Dockerfile", data=DOCKERFILE)
@@ -98,6 +136,8 @@ def build_context(agent: bytes | None) -> bytes:
         if agent is not None:
             _add(tar, "rootfs/agent", mode=0o755)
             _add(tar, "rootfs/agent/run", data=agent, mode=0o755)
+        if display:
+            _add_tree(tar, _display_files())
     return buffer.getvalue()
 
 
@@ -105,8 +145,12 @@ def build_images(sandboxes: DockerSandboxes) -> list[BuiltImage]:
     """Build (or rebuild, unchanged when nothing changed) the sandbox images."""
     agent = (ASSETS / "baseline-agent.sh").read_bytes()
     built = []
-    for tag, script in ((SANDBOX_IMAGE, None), (BASELINE_IMAGE, agent)):
-        context = io.BytesIO(build_context(script))
+    for tag, script, display in (
+        (SANDBOX_IMAGE, None, False),
+        (BASELINE_IMAGE, agent, False),
+        (DESKTOP_IMAGE, agent, True),
+    ):
+        context = io.BytesIO(build_context(script, display=display))
 
         def build(context: io.BytesIO = context, tag: str = tag) -> str:
             image, _ = sandboxes.client.images.build(

@@ -27,6 +27,9 @@ MemoryKind = Literal["vram", "unified", "system"]
 Unknown = Literal["unknown"]
 UNKNOWN: Unknown = "unknown"
 Label = Literal["estimated", "measured"]
+SizeClassName = Literal["7-8B", "14B", "27-32B", "70B", "120B+"]
+"""The appendix's size classes, by name: a closed set, so that a document's `largest_class`
+(a name, `unknown` or null) matches exactly one of its schema's alternatives."""
 
 
 class ModelConfig(msgspec.Struct, frozen=True, kw_only=True):
@@ -40,13 +43,15 @@ class ModelConfig(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SizeClass(msgspec.Struct, frozen=True, kw_only=True):
-    name: str
+    name: SizeClassName
     parameters: int
     """The class's largest size: what fits at it, fits for the whole class."""
     config: ModelConfig
 
 
-def _size_class(name: str, billions: int, repo: str, *, layers: int, kv_heads: int) -> SizeClass:
+def _size_class(
+    name: SizeClassName, billions: int, repo: str, *, layers: int, kv_heads: int
+) -> SizeClass:
     """A class at its largest size, with its model's configuration as Hugging Face publishes it
     (`num_hidden_layers`, `num_key_value_heads`; every one of these models has `head_dim` 128)."""
     config = ModelConfig(
@@ -156,7 +161,7 @@ class Figure(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class ClassEstimate(msgspec.Struct, frozen=True, kw_only=True):
-    size_class: str
+    size_class: SizeClassName
     model: str
     weights_gb: float
     context_reserve_gb: float
@@ -188,7 +193,7 @@ class Estimate(msgspec.Struct, frozen=True, kw_only=True):
     machine: Machine
     usable_memory_gb: Figure
     classes: list[ClassEstimate]
-    largest_class: str | Unknown | None
+    largest_class: SizeClassName | Unknown | None
     """The largest class that fits, None when none does, unknown without the memory inputs."""
     memory_per_dollar: PricePerMemory | Unknown
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
+from pathlib import PurePosixPath
 from typing import Annotated
 
 import msgspec
@@ -36,6 +37,25 @@ class EvidencePaths(Value, frozen=True):
 
     log: str | None = None
     cast: str | None = None
+
+
+def evidence_inside_its_folder(run_id: str, kind: str, name: str) -> PurePosixPath:
+    """Methodology section 17 (the evidence is the run's own files): an evidence path a record
+    names is relative to the record's file and stays inside its folder, so a record can never
+    make us store and serve another file of the machine. An absolute path, or one with a `..`
+    part, is refused; where it leads (a symbolic link) is the reader's to check."""
+    path = PurePosixPath(name)
+    if path.is_absolute() or ".." in path.parts:
+        raise Rejected("section 17", outside_its_folder(run_id, kind, name))
+    return path
+
+
+def outside_its_folder(run_id: str, kind: str, name: str) -> str:
+    return (
+        f"run {run_id}: evidence.{kind} {name!r} leads outside the record's folder; an "
+        "evidence path is relative to the record's file and stays inside its folder (no "
+        "absolute path, no '..', no symbolic link leading out)"
+    )
 
 
 class AgentRef(Value, frozen=True):

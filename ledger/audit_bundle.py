@@ -30,6 +30,7 @@ from ledger import codec
 from ledger.actions import signature_holds
 from ledger.merkle import ProofError, leaf_hash, verify_inclusion
 from ledger.note import CheckpointBody, NoteError, Verifier, open_checkpoint
+from ledger.offline_verify import Failed, export_entry
 
 
 class BundleFailed(Exception):
@@ -37,7 +38,7 @@ class BundleFailed(Exception):
 
 
 def _checkpoint(folder: Path, key: str | None) -> tuple[CheckpointBody, str]:
-    document = json.loads((folder / "checkpoint.json").read_text())
+    document = _json(folder, "checkpoint.json")
     verifier = Verifier.parse(key or document["public_key"])
     try:
         return open_checkpoint(document["note"], verifier), str(verifier)
@@ -45,11 +46,22 @@ def _checkpoint(folder: Path, key: str | None) -> tuple[CheckpointBody, str]:
         raise BundleFailed(f"checkpoint: {e}") from e
 
 
+def _json(folder: Path, name: str) -> Any:
+    try:
+        return json.loads((folder / name).read_text())
+    except ValueError as e:
+        raise BundleFailed(f"{name} is not whole JSON ({e}): the bundle is damaged") from e
+
+
 def _events(folder: Path, head: CheckpointBody) -> list[tuple[int, DomainEvent]]:
     """Each event whose bytes give its hash and whose proof leads to the checkpoint's root."""
     events = []
-    for line in (folder / "events.jsonl").read_text().splitlines():
-        entry = json.loads(line)
+    lines = (folder / "events.jsonl").read_text().splitlines(keepends=True)
+    for number, line in enumerate(lines, 1):
+        try:
+            entry = export_entry(number, line)
+        except Failed as e:
+            raise BundleFailed(f"events.jsonl: {e}") from e
         position, canonical = entry["position"], entry["canonical"].encode()
         if hashlib.sha256(canonical).hexdigest() != entry["hash"]:
             raise BundleFailed(f"event {position}: its bytes do not match its hash")
@@ -111,9 +123,14 @@ def _recompute(kind: str, name: str, events: list[tuple[int, DomainEvent]], upto
 def check_bundle(folder: Path, key: str | None = None) -> dict[str, Any]:
     """What the bundle proves, or BundleFailed naming the first thing that does not hold."""
     head, verifier = _checkpoint(folder, key)
+    claimed = _json(folder, "figure.json")
     events = _events(folder, head)
+    if len(events) != claimed["events"]:
+        raise BundleFailed(
+            f"events.jsonl holds {len(events)} events, the bundle {claimed['events']}: "
+            "it is truncated"
+        )
     approval = _signatures(events)
-    claimed = json.loads((folder / "figure.json").read_text())
     if approval.position != claimed["approved"]:
         raise BundleFailed(
             f"approval: the bundle's last approval is of {approval.position}, "

@@ -59,7 +59,7 @@ def check_export(
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
-        entry = json.loads(line)
+        entry = export_entry(number, line)
         canonical = entry["canonical"].encode()
         if entry["position"] != size + 1:
             raise Failed(f"line {number}: position {entry['position']}, expected {size + 1}")
@@ -81,6 +81,17 @@ def check_export(
         if size in wanted:
             roots[size] = root_from_frontier(frontier)
     return size, roots, leaves
+
+
+def export_entry(number: int, line: str) -> Any:
+    """One line of an export or a bundle; a line cut short (every line ends with a newline)
+    means the file was truncated."""
+    if not line.endswith("\n"):
+        raise Failed(f"line {number} is cut short: the file is truncated")
+    try:
+        return json.loads(line)
+    except ValueError as e:
+        raise Failed(f"line {number} is not a JSON line ({e}): the file is damaged") from e
 
 
 def check_trace(trace: dict[str, Any], verifier: Verifier) -> list[str]:
@@ -117,7 +128,7 @@ def run(args: argparse.Namespace) -> list[str]:
         with args.export.open() as lines:
             size, export_roots, leaves = check_export(lines, sizes, positions)
         if size < head.size:
-            raise Failed(f"export holds {size} events, the checkpoint {head.size}")
+            raise Failed(f"export holds {size} events, the checkpoint {head.size}: it is truncated")
         if export_roots.get(head.size) != head.root:
             raise Failed(f"the export's first {head.size} events do not give the checkpoint root")
         roots.update(export_roots)

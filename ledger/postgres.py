@@ -7,20 +7,35 @@ from contextlib import contextmanager
 from functools import cache
 from typing import Any
 
+from eventsourcing.persistence import OperationalError
 from eventsourcing.postgres import PostgresDatastore
 from psycopg import Connection, Cursor
 from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
+from psycopg_pool import PoolTimeout
 
 from ledger.batch import NodeRow, StoredRow
 from ledger.migrations import Migration
+from ledger.sealing import Checkpoint
 from ledger.store import LedgerRecorder
 
 _MIGRATION_LOCK = 0x61726775  # pg_advisory_xact_lock key: "argu"
 
 
+RECONNECT_SECONDS = 5.0
+"""How long the pool keeps trying to replace a lost connection in the background, its waits
+doubling from 1 s; then a reader waiting for one starts a new attempt. So a server recovers
+within seconds of the database's return, however long it was away (psycopg_pool's default,
+five minutes, lets the waits grow to minutes)."""
+
+
 class PostgresLedgerDatastore(PostgresDatastore):
-    """eventsourcing's datastore, with every connection's search_path set to the schema."""
+    """eventsourcing's datastore, with every connection's search_path set to the schema and
+    lost connections replaced soon after the database is back."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.pool.reconnect_timeout = RECONNECT_SECONDS
 
     def after_connect_func(self) -> Callable[[Connection[Any]], None]:
         configure = super().after_connect_func()
@@ -51,7 +66,25 @@ class PostgresLedgerRecorder(LedgerRecorder):
         with self.datastore.get_connection() as conn, conn.pipeline(), conn.transaction():
             yield conn.cursor(row_factory=tuple_row)
 
+    @contextmanager
+    def _batch_transaction(self) -> Iterator[Cursor[Any]]:
+        # `_insert_batch` is one statement, so it is a transaction of its own: no BEGIN and
+        # COMMIT to send, and the statement goes out at once, before the pipeline syncs.
+        with self.datastore.get_connection() as conn, conn.pipeline():
+            yield conn.cursor(row_factory=tuple_row)
+
     def _fetchall(self, sql: str, params: Sequence[Any] = ()) -> list[tuple[Any, ...]]:
+        try:
+            return self._query(sql, params)
+        except OperationalError as e:
+            if isinstance(e.__cause__, PoolTimeout):
+                raise  # no connection to be had: the database is away
+            # A restarted server leaves the pool's idle connections dead: a read is safe to
+            # ask again once they are checked (the dead ones dropped, new ones opened).
+            self.datastore.pool.check()
+            return self._query(sql, params)
+
+    def _query(self, sql: str, params: Sequence[Any]) -> list[tuple[Any, ...]]:
         with self.datastore.get_connection() as conn:
             # Binary results: bytea arrives as it is stored, not as hex text to decode.
             cursor = conn.cursor(binary=True, row_factory=tuple_row)
@@ -80,13 +113,26 @@ class PostgresLedgerRecorder(LedgerRecorder):
 
     # --- writing ---
 
-    def _insert_events(self, cursor: Cursor[Any], events: list[StoredRow]) -> None:
-        # Positions run on from the first one, so they need not travel as an array.
+    def _insert_batch(
+        self,
+        cursor: Cursor[Any],
+        events: list[StoredRow],
+        nodes: list[NodeRow],
+        checkpoint: Checkpoint,
+    ) -> None:
+        # One statement: the events, the nodes and the checkpoint sealing them, each insert a
+        # part of it, so all are stored or none (a taken position, stream version or
+        # predecessor refuses the whole statement).
         _, streams, versions, types, canonicals, hashes = zip(*events, strict=True)
+        levels, indexes, node_hashes = zip(*nodes, strict=True) if nodes else ((), (), ())
         cursor.execute(
-            "INSERT INTO ledger_events SELECT %b + n - 1, stream, version, type, canonical, hash"
+            "WITH events AS (INSERT INTO ledger_events"
+            " SELECT %b + n - 1, stream, version, type, canonical, hash"
             " FROM unnest(%b::text[], %b::bigint[], %b::text[], %b::bytea[], %b::bytea[])"
-            " WITH ORDINALITY AS batch(stream, version, type, canonical, hash, n)",
+            " WITH ORDINALITY AS batch(stream, version, type, canonical, hash, n)),"
+            " nodes AS (INSERT INTO ledger_merkle_nodes"
+            " SELECT * FROM unnest(%b::smallint[], %b::bigint[], %b::bytea[]))"
+            " INSERT INTO ledger_checkpoints VALUES (%b, %b, %b, %b, %b, %b)",
             (
                 events[0].position,
                 list(streams),
@@ -94,14 +140,10 @@ class PostgresLedgerRecorder(LedgerRecorder):
                 list(types),
                 list(canonicals),
                 list(hashes),
+                list(levels),
+                list(indexes),
+                list(node_hashes),
+                *checkpoint.row(),
             ),
-            prepare=True,
-        )
-
-    def _insert_nodes(self, cursor: Cursor[Any], nodes: list[NodeRow]) -> None:
-        cursor.execute(
-            "INSERT INTO ledger_merkle_nodes SELECT * FROM unnest("
-            "%b::smallint[], %b::bigint[], %b::bytea[])",
-            [list(column) for column in zip(*nodes, strict=True)],
             prepare=True,
         )

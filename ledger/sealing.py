@@ -70,14 +70,20 @@ class Sealer:
 
     def check(self, checkpoint: Checkpoint) -> str | None:
         """Why a stored checkpoint cannot be trusted, or None when its note proves its fields."""
+        if reason := self.check_note(checkpoint):
+            return reason
+        if root_from_frontier(checkpoint.frontier_hashes()) != checkpoint.root:
+            return f"checkpoint {checkpoint.size}: stored frontier does not give its root"
+        return None
+
+    def check_note(self, checkpoint: Checkpoint) -> str | None:
+        """`check` but for the frontier: the signature, and the size and root it signs."""
         try:
             body = open_checkpoint(checkpoint.note, self.verifier)
         except ValueError as e:
             return f"checkpoint {checkpoint.size}: {e}"
         if (body.size, body.root) != (checkpoint.size, checkpoint.root):
             return f"checkpoint {checkpoint.size}: stored size or root differs from its note"
-        if root_from_frontier(checkpoint.frontier_hashes()) != checkpoint.root:
-            return f"checkpoint {checkpoint.size}: stored frontier does not give its root"
         return None
 
 

@@ -12,6 +12,7 @@ from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore
 
 from ledger.batch import NodeRow, StoredRow
 from ledger.migrations import Migration
+from ledger.sealing import Checkpoint
 from ledger.store import LedgerRecorder
 
 
@@ -71,11 +72,16 @@ class SQLiteLedgerRecorder(LedgerRecorder):
 
     # --- writing ---
 
-    def _insert_events(self, cursor: SQLiteCursor, events: list[StoredRow]) -> None:
+    def _insert_batch(
+        self,
+        cursor: SQLiteCursor,
+        events: list[StoredRow],
+        nodes: list[NodeRow],
+        checkpoint: Checkpoint,
+    ) -> None:
         cursor.executemany("INSERT INTO ledger_events VALUES (?, ?, ?, ?, ?, ?)", events)
-
-    def _insert_nodes(self, cursor: SQLiteCursor, nodes: list[NodeRow]) -> None:
         cursor.executemany("INSERT INTO ledger_merkle_nodes VALUES (?, ?, ?)", nodes)
+        self._insert_checkpoint(cursor, checkpoint)
 
 
 def _statements(sql: str) -> list[str]:

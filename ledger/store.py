@@ -38,7 +38,6 @@ from ledger.migrations import Migration, MigrationError, migrations
 from ledger.sealing import Checkpoint, Sealer
 
 MAX_ATTEMPTS = 100
-PAGE = 10_000
 IN_LIST = 500
 """Values bound in one `IN (...)` list, well under every SQLite build's variable limit."""
 
@@ -170,10 +169,10 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         following: Sequence[Entry] | None = None
         for _ in range(MAX_ATTEMPTS):
             try:
-                with self._write_transaction() as cursor:
-                    self._insert_events(cursor, batch.events)
-                    nodes, checkpoint = batch.sealed()  # while the database stores the events
-                    self._insert_seal(cursor, nodes, checkpoint)
+                with self._batch_transaction() as cursor:
+                    nodes, checkpoint = batch.sealed()
+                    self._insert_batch(cursor, batch.events, nodes, checkpoint)
+                    # the next batch is taken and prepared while the database stores this one
                     following = following or next(upcoming, None)
                     successor = (
                         None if following is None else Batch(checkpoint, following, self.sealer)
@@ -198,7 +197,7 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         checkpoint = self.sealer.seal(0, [], previous=None)
         try:
             with self._write_transaction() as cursor:
-                self._insert_seal(cursor, [], checkpoint)
+                self._insert_checkpoint(cursor, checkpoint)
         except IntegrityError:
             return self.head()  # another process sealed it first
         return checkpoint
@@ -210,16 +209,18 @@ class LedgerRecorder(ApplicationRecorder, ABC):
             raise RuntimeError("the ledger has no checkpoint: run `argusic init` first")
         return head
 
-    @abstractmethod
-    def _insert_events(self, cursor: Any, events: list[StoredRow]) -> None: ...
+    def _batch_transaction(self) -> contextlib.AbstractContextManager[Any]:
+        """Where `_insert_batch` runs: a write transaction, unless the backend's one statement
+        is a transaction of its own."""
+        return self._write_transaction()
 
     @abstractmethod
-    def _insert_nodes(self, cursor: Any, nodes: list[NodeRow]) -> None: ...
+    def _insert_batch(
+        self, cursor: Any, events: list[StoredRow], nodes: list[NodeRow], checkpoint: Checkpoint
+    ) -> None:
+        """Store a batch: its events, its completed Merkle nodes and its checkpoint."""
 
-    def _insert_seal(self, cursor: Any, nodes: list[NodeRow], checkpoint: Checkpoint) -> None:
-        """Store the batch's completed Merkle nodes and its checkpoint."""
-        if nodes:
-            self._insert_nodes(cursor, nodes)
+    def _insert_checkpoint(self, cursor: Any, checkpoint: Checkpoint) -> None:
         self._execute(cursor, INSERT_CHECKPOINT, checkpoint.row())
 
     def register_key(self, verifier_key: str, registered_at: str) -> None:
@@ -237,6 +238,10 @@ class LedgerRecorder(ApplicationRecorder, ABC):
 
     def select_rows(self, after: int, upto: int | None, limit: int) -> list[StoredRow]:
         """Events with after < position <= upto, in position order, at most `limit`."""
+        return [stored_row(r) for r in self.select_tuples(after, upto, limit)]
+
+    def select_tuples(self, after: int, upto: int | None, limit: int) -> list[tuple[Any, ...]]:
+        """`select_rows` as the driver returns them (bytes columns may be other types)."""
         # Positions have no gaps, so an upper bound is a row count: the query stays a plain
         # walk along the primary key, whatever the planner's statistics say.
         if upto is not None:
@@ -244,7 +249,7 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         if limit <= 0:
             return []
         rows = self._fetchall(_ROW + "WHERE position > ? ORDER BY position LIMIT ?", (after, limit))
-        return [stored_row(r) for r in rows if upto is None or r[0] <= upto]
+        return [r for r in rows if upto is None or r[0] <= upto]
 
     def select_stream(self, stream: str) -> list[StoredRow]:
         rows = self._fetchall(_ROW + "WHERE stream = ? ORDER BY version", (stream,))
@@ -273,6 +278,11 @@ class LedgerRecorder(ApplicationRecorder, ABC):
             rows = self._fetchall(_CHECKPOINT + "WHERE size = ?", (size,))
         return Checkpoint.from_row(rows[0]) if rows else None
 
+    def checkpoint_before(self, size: int) -> Checkpoint | None:
+        """The latest checkpoint of at most `size` events."""
+        rows = self._fetchall(_CHECKPOINT + "WHERE size <= ? ORDER BY size DESC LIMIT 1", (size,))
+        return Checkpoint.from_row(rows[0]) if rows else None
+
     def select_checkpoints(self, after: int, limit: int) -> list[Checkpoint]:
         """Checkpoints with size > after, in size order."""
         rows = self._fetchall(_CHECKPOINT + "WHERE size > ? ORDER BY size LIMIT ?", (after, limit))
@@ -290,19 +300,14 @@ class LedgerRecorder(ApplicationRecorder, ABC):
             found.update({(level, idx): _bytes(h) for level, idx, h in rows})
         return found
 
-    def select_nodes(self) -> Iterator[NodeRow]:
-        """Every stored Merkle node, by level and index, page by page."""
-        last = (-1, -1)
-        while True:
-            rows = self._fetchall(
-                "SELECT level, idx, hash FROM ledger_merkle_nodes WHERE (level, idx) > (?, ?) "
-                "ORDER BY level, idx LIMIT ?",
-                (*last, PAGE),
-            )
-            yield from ((level, idx, _bytes(h)) for level, idx, h in rows)
-            if len(rows) < PAGE:
-                return
-            last = rows[-1][:2]
+    def select_nodes(self, level: int, first: int, last: int) -> list[NodeRow]:
+        """The stored Merkle nodes of one level with first <= index <= last."""
+        rows = self._fetchall(
+            "SELECT level, idx, hash FROM ledger_merkle_nodes WHERE level = ? AND idx >= ? "
+            "AND idx <= ? ORDER BY idx",
+            (level, first, last),
+        )
+        return [(level, idx, _bytes(h)) for level, idx, h in rows]
 
     def count_rows(self) -> int:
         return int(self._fetchall("SELECT count(*) FROM ledger_events")[0][0])

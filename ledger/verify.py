@@ -1,17 +1,33 @@
 """`argusic ledger verify`: recompute every hash, node, root and signature from the stored
-events alone, and name the first position that does not hold."""
+events alone, and name the first position that does not hold.
+
+A verify covers a range of positions that starts at a checkpoint: the tree is grown from that
+checkpoint's frontier (whose signature and root are checked too), so ranges are independent
+and can be checked in separate processes, each with its own connections. Every stored node
+belongs to the range holding its last leaf, every checkpoint to the range holding its size,
+so the ranges of a whole-ledger verify check everything exactly once.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import multiprocessing
 from collections.abc import Callable, Iterator
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from typing import Any
 
 import msgspec
 
 from ledger import codec
 from ledger.batch import KEEP_FROM_LEVEL, StoredRow
-from ledger.ledger import Ledger
+from ledger.ledger import PAGE, Ledger
 from ledger.merkle import extend, leaf_hash, root_from_frontier
 from ledger.sealing import Checkpoint
+from ledger.store import LedgerRecorder, stored_row
+
+LEVELS = range(KEEP_FROM_LEVEL, 64)
+LAST_INDEX = (1 << 63) - 1
+_header = msgspec.json.Decoder(codec.Header).decode
 
 
 class Problem(msgspec.Struct, frozen=True):
@@ -22,9 +38,21 @@ class Problem(msgspec.Struct, frozen=True):
 class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
     ok: bool
     size: int
+    """The last position covered: the latest checkpoint's size, or the end of the range."""
     root: str
     first_bad_position: int | None
     checkpoints_checked: int
+    problems: list[Problem]
+    after: int = 0
+    """The range covered starts after this position (a checkpoint's size)."""
+
+
+class _Part(msgspec.Struct, frozen=True):
+    """What one range found: where its tree ended, and what did not hold."""
+
+    size: int
+    frontier: list[bytes]
+    checked: int
     problems: list[Problem]
 
 
@@ -44,18 +72,56 @@ def row_problem(row: StoredRow, expected_position: int) -> str | None:
     return None
 
 
-class _Walk:
-    """The tree rebuilt leaf by leaf, checked against stored nodes and checkpoints."""
+def leaves(rows: list[tuple[Any, ...]], expected: int) -> tuple[list[bytes], Problem | None]:
+    """The leaf hashes of a page of rows that hold, up to the first that does not."""
+    sha256 = hashlib.sha256
+    try:
+        # The checks of `row_problem`, a column at a time; it names what failed once one does.
+        positions, streams, versions, types, canonicals, digests = zip(*rows, strict=True)
+        headers = [_header(c) for c in canonicals]
+        holds = (
+            positions == tuple(range(expected, expected + len(rows)))
+            and [sha256(c).digest() for c in canonicals] == list(digests)
+            and [h.stream for h in headers] == list(streams)
+            and [h.version for h in headers] == list(versions)
+            and [h.event.type for h in headers] == list(types)
+        )
+    except (msgspec.DecodeError, TypeError, ValueError):  # not an envelope, or not bytes
+        holds = False
+    if holds:
+        return [sha256(b"\x00" + c).digest() for c in canonicals], None
+    found: list[bytes] = []
+    for row in rows:
+        checked = stored_row(row)
+        if reason := row_problem(checked, expected):
+            return found, Problem(expected, reason)
+        found.append(leaf_hash(checked.canonical))
+        expected += 1
+    return found, None
 
-    def __init__(self, ledger: Ledger, checkpoints: Iterator[Checkpoint]) -> None:
-        self.check_seal = ledger.recorder.sealer.check
-        self.nodes = {(level, idx): h for level, idx, h in ledger.recorder.select_nodes()}
-        self.checkpoints = checkpoints
-        self.next_checkpoint = next(checkpoints, None)
-        self.size, self.frontier = 0, list[bytes]()
+
+class _Walk:
+    """The tree rebuilt leaf by leaf from a checkpoint, checked against the range's stored
+    nodes and checkpoints."""
+
+    def __init__(self, recorder: LedgerRecorder, start: Checkpoint | None, upto: int | None):
+        self.sealer = recorder.sealer
+        after = start.size if start else 0
+        last = LAST_INDEX if upto is None else upto
+        self.nodes = {
+            (level, idx): h
+            for level in LEVELS
+            for level, idx, h in recorder.select_nodes(level, after >> level, (last >> level) - 1)
+        }
+        self.checkpoints = _checkpoints(recorder, after if start else -1, upto)
+        self.next_checkpoint = next(self.checkpoints, None)
+        self.size = after
+        self.frontier = start.frontier_hashes() if start else []
+        self.last_sealed = start.size if start else None
         self.problems: list[Problem] = []
         self.checked = 0
-        self.last_sealed: int | None = None
+        if start is not None and (reason := self.sealer.check(start)):
+            self.flag(start.size, reason)
 
     def add(self, leaves: list[bytes]) -> None:
         while leaves:
@@ -79,17 +145,25 @@ class _Walk:
                 self.flag(
                     checkpoint.size, f"checkpoint {checkpoint.size} does not extend the last one"
                 )
-            elif reason := self.check_seal(checkpoint):
+            elif reason := self.seal_problem(checkpoint):
                 self.flag(checkpoint.size, reason)
-            elif checkpoint.root != root_from_frontier(self.frontier):
-                self.flag(
-                    checkpoint.size, f"checkpoint {checkpoint.size}: root differs from the events"
-                )
             self.checked += 1
             self.last_sealed = checkpoint.size
             self.next_checkpoint = next(self.checkpoints, None)
 
-    def finish(self, events_ok: bool) -> None:
+    def seal_problem(self, checkpoint: Checkpoint) -> str | None:
+        """Why a checkpoint does not seal the tree grown here. When its stored frontier and
+        root are the ones grown, its frontier gives its root: only the note is left to check."""
+        root = root_from_frontier(self.frontier)
+        if checkpoint.root == root and checkpoint.frontier == b"".join(self.frontier):
+            return self.sealer.check_note(checkpoint)
+        if reason := self.sealer.check(checkpoint):
+            return reason
+        if checkpoint.root != root:
+            return f"checkpoint {checkpoint.size}: root differs from the events"
+        return None
+
+    def finish(self, events_ok: bool) -> _Part:
         self.check_checkpoints()
         for checkpoint in ([self.next_checkpoint] if self.next_checkpoint else []) + list(
             self.checkpoints
@@ -101,47 +175,131 @@ class _Walk:
             self.checked += 1
         for level, idx in sorted(self.nodes):
             self.flag((idx + 1) << level, f"Merkle node ({level}, {idx}) has no events under it")
+        return _Part(self.size, self.frontier, self.checked, self.problems)
 
     def flag(self, position: int, reason: str) -> None:
         self.problems.append(Problem(position, reason))
 
 
-def verify(ledger: Ledger, progress: Callable[[int], None] | None = None) -> VerifyReport:
-    """Check every stored event, Merkle node and checkpoint; report the first bad position."""
-    walk = _Walk(ledger, _checkpoints(ledger))
-    expected, events_ok = 1, True
-    batch: list[bytes] = []
-    for row in ledger.rows():
-        if reason := row_problem(row, expected):
-            walk.flag(expected, reason)
-            events_ok = False
+def verify_range(
+    ledger: Ledger, after: int, upto: int | None, progress: Callable[[int], None] | None = None
+) -> _Part:
+    """Check the events after the checkpoint of size `after` (0: from the start) up to
+    `upto` (None: the last one), with the nodes and checkpoints that fall among them."""
+    recorder = ledger.recorder
+    start = recorder.checkpoint(after) if after else None
+    if after and start is None:
+        raise ValueError(f"no checkpoint of size {after} to start from")
+    walk = _Walk(recorder, start, upto)
+    expected, problem = after + 1, None
+    while problem is None:
+        page = recorder.select_tuples(expected - 1, upto, PAGE)
+        found, problem = leaves(page, expected)
+        walk.add(found)
+        expected += len(found)
+        if progress:
+            progress(expected - 1 - after)
+        if len(page) < PAGE:
             break
-        batch.append(leaf_hash(row.canonical))
-        expected += 1
-        if len(batch) == 10_000:
-            walk.add(batch)
-            batch = []
-            if progress:
-                progress(expected - 1)
-    walk.add(batch)
-    walk.finish(events_ok)
-    head = ledger.recorder.checkpoint()
-    head_size = head.size if head else 0
-    if walk.size > head_size:
-        walk.flag(head_size + 1, f"events {head_size + 1}..{walk.size} are under no checkpoint")
-    problems = sorted(walk.problems, key=lambda p: p.position)
+    if problem is None and upto is not None and expected <= upto:
+        problem = Problem(expected, f"event {expected} is missing")
+    if problem is not None:
+        walk.flag(problem.position, problem.reason)
+    part = walk.finish(events_ok=problem is None)
+    if upto is None:
+        head = recorder.checkpoint()
+        head_size = head.size if head else 0
+        if part.size > head_size:
+            reason = f"events {head_size + 1}..{part.size} are under no checkpoint"
+            part.problems.append(Problem(head_size + 1, reason))
+    return part
+
+
+def _verify_opened(opener: Callable[[], Ledger], after: int, upto: int | None) -> _Part:
+    """A range checked in a worker process, on connections of its own."""
+    ledger = opener()
+    try:
+        return verify_range(ledger, after, upto)
+    finally:
+        ledger.close()
+
+
+def verify(
+    ledger: Ledger,
+    progress: Callable[[int], None] | None = None,
+    *,
+    after: int = 0,
+    upto: int | None = None,
+    workers: int = 1,
+    opener: Callable[[], Ledger] | None = None,
+) -> VerifyReport:
+    """Check the stored events after `after` up to `upto` (every event by default), with the
+    Merkle nodes and checkpoints among them; report the first bad position. The range starts
+    at the latest checkpoint at or before `after`. With `opener`, up to `workers` processes
+    each check a part of the range, split at checkpoints."""
+    start = ledger.recorder.checkpoint_before(after) if after > 0 else None
+    begin = start.size if start else 0
+    ranges = _split(ledger.recorder, begin, upto, workers if opener else 1)
+    if len(ranges) == 1:
+        parts = [verify_range(ledger, begin, upto, progress)]
+    else:
+        parts = _in_processes(ranges, opener, progress)  # type: ignore[arg-type]
+    problems = sorted({p: None for part in parts for p in part.problems}, key=lambda p: p.position)
+    head = ledger.recorder.checkpoint() if upto is None else None
     return VerifyReport(
         ok=not problems,
-        size=head_size,
-        root=root_from_frontier(walk.frontier).hex(),
+        size=upto if upto is not None else head.size if head else 0,
+        root=root_from_frontier(parts[-1].frontier).hex(),
         first_bad_position=problems[0].position if problems else None,
-        checkpoints_checked=walk.checked,
+        checkpoints_checked=sum(part.checked for part in parts),
         problems=problems,
+        after=begin,
     )
 
 
-def _checkpoints(ledger: Ledger) -> Iterator[Checkpoint]:
-    after = -1
-    while page := ledger.recorder.select_checkpoints(after, 1000):
-        yield from page
+def _split(
+    recorder: LedgerRecorder, begin: int, upto: int | None, workers: int
+) -> list[tuple[int, int | None]]:
+    """(after, upto) ranges of about equal size, each starting at a checkpoint."""
+    end = upto
+    if end is None:
+        head = recorder.checkpoint()
+        end = head.size if head else 0
+    cuts = [begin]
+    for k in range(1, workers):
+        ideal = begin + (end - begin) * k // workers
+        at = recorder.checkpoint_before(ideal)
+        if at is not None and cuts[-1] < at.size < end:
+            cuts.append(at.size)
+    return list(zip(cuts, [*cuts[1:], upto], strict=True))
+
+
+def _in_processes(
+    ranges: list[tuple[int, int | None]],
+    opener: Callable[[], Ledger],
+    progress: Callable[[int], None] | None,
+) -> list[_Part]:
+    # Forked, so a worker starts at once with the project imported; it opens connections of
+    # its own and never touches the ones it inherited.
+    context = multiprocessing.get_context("fork")
+    with ProcessPoolExecutor(len(ranges), mp_context=context) as pool:
+        futures = {pool.submit(_verify_opened, opener, a, b): i for i, (a, b) in enumerate(ranges)}
+        parts: list[_Part | None] = [None] * len(ranges)
+        done = 0
+        for future in as_completed(futures):
+            part = future.result()
+            parts[futures[future]] = part
+            a = ranges[futures[future]][0]
+            done += part.size - a
+            if progress:
+                progress(done)
+    return [part for part in parts if part is not None]
+
+
+def _checkpoints(recorder: LedgerRecorder, after: int, upto: int | None) -> Iterator[Checkpoint]:
+    while page := recorder.select_checkpoints(after, 1000):
+        for checkpoint in page:
+            if upto is not None and checkpoint.size > upto:
+                return
+            yield checkpoint
         after = page[-1].size

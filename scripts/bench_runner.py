@@ -14,6 +14,7 @@ import platform
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 from pathlib import Path
 
@@ -79,7 +80,16 @@ def main() -> None:
         for n in range(args.throughput_runs):
             rig.schedule("installs-and-runs", f"many-{n}", command=["true"])
         began = time.perf_counter()
-        run_worker(rig.runner, "bench", 4, once=True)
+        workers = [
+            threading.Thread(
+                target=run_worker, args=(rig.runner, f"bench-{n}", 1), kwargs={"once": True}
+            )
+            for n in range(4)
+        ]  # four workers claiming through the ledger, one run at a time each
+        for worker in workers:
+            worker.start()
+        for worker in workers:
+            worker.join()
         per_minute = args.throughput_runs / (time.perf_counter() - began) * 60
         ledger.close()
     stand_in.stop()

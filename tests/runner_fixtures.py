@@ -163,6 +163,8 @@ class Rig:
         budget: float = 60,
         key: str = "per_run",
         command: list[str] | None = None,
+        edition: str = "1.5",
+        desktop_image: str | None = None,
     ) -> RunScheduled:
         if fixture not in self.repos:
             self.repos[fixture] = fixture_repository(fixture, self.folder)
@@ -170,13 +172,14 @@ class Rig:
         run = RunScheduled(
             run_id=run_id,
             cycle="2026-10",
-            edition="1.5",
+            edition=edition,
             project=Project(
                 id=f"fixtures/{fixture}",
                 source_type="repository",
                 pool="public",
                 repo=url,
                 commit=commit,
+                desktop=fixture.startswith("desktop"),
             ),
             agent=Agent(
                 id="agent-base",
@@ -185,7 +188,11 @@ class Rig:
                 harness="baseline",
                 harness_version="1",
             ),
-            runtime=AgentRuntime(image=BASELINE_IMAGE, command=command or ["/agent/run"]),
+            runtime=AgentRuntime(
+                image=BASELINE_IMAGE,
+                command=command or ["/agent/run"],
+                desktop_image=desktop_image,
+            ),
             key=key,  # type: ignore[arg-type]
             attempt="standard",
             tier="standard",

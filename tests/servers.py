@@ -8,9 +8,14 @@ import signal
 import socket
 import subprocess
 import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
 
 import httpx
 import pytest
+
+ARGUSIC = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "argusic")
 
 
 def free_port() -> int:
@@ -33,3 +38,22 @@ def wait_for(url: str, process: subprocess.Popen[bytes], seconds: float = 60) ->
 def stop(process: subprocess.Popen[bytes]) -> None:
     os.killpg(process.pid, signal.SIGTERM)
     process.wait(timeout=30)
+
+
+@contextmanager
+def serving(env: dict[str, str]) -> Iterator[str]:
+    """`argusic serve` on a free port of 127.0.0.1 over the ledger `env` names; its address."""
+    port = free_port()
+    server = subprocess.Popen(
+        [ARGUSIC, "serve", "--port", str(port)],
+        env=env,
+        start_new_session=True,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        address = f"http://127.0.0.1:{port}"
+        wait_for(f"{address}/healthz", server)
+        yield address
+    finally:
+        stop(server)

@@ -50,7 +50,14 @@ def serve_command(session: Session, host: str, port: int) -> None:
 
     from api.http import create_app  # noqa: PLC0415
 
-    uvicorn.run(create_app(session.argusic), host=host, port=port, log_config=None)
+    # No `server` banner: what the server runs is nobody's business (issue 16).
+    uvicorn.run(
+        create_app(session.argusic),
+        host=host,
+        port=port,
+        log_config=None,
+        server_header=False,
+    )
 
 
 def _ingest_human(report: IngestReport | DemoReport) -> str:

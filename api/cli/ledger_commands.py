@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
+import os
 import sys
+from functools import partial
 
 import click
 
 from api.cli.output import Session, emit, json_option, pass_session
 from api.cli.progress import progress_bar
-from api.services.maintenance import export, verify_ledger
+from api.services.maintenance import (
+    EvidenceReport,
+    FullReport,
+    export,
+    verify_evidence,
+    verify_ledger,
+)
+from api.wiring import open_ledger
 from ledger.ledger import ConsistencyProof, InclusionProof
 from ledger.verify import VerifyReport
 
 EXIT_INTEGRITY = 3
+PARALLEL_FROM = 100_000
+"""Below this many events, starting worker processes costs more than it saves."""
 
 
 @click.group("ledger")
@@ -28,16 +39,73 @@ def _verify_human(report: VerifyReport) -> str:
     return "\n".join([f"FAILED at position {report.first_bad_position}", *problems])
 
 
+def _evidence_human(report: EvidenceReport) -> str:
+    if report.ok:
+        return f"evidence ok: {report.files_checked} files re-hashed"
+    problems = [
+        f"  run {p.run_id}, {p.kind} ({p.copy} copy, {p.sha256}): {p.reason}"
+        for p in report.problems
+    ]
+    return "\n".join(["evidence FAILED", *problems])
+
+
+def _full_human(report: FullReport) -> str:
+    return f"{_verify_human(report.ledger)}\n{_evidence_human(report.evidence)}"
+
+
 @ledger.command("verify")
+@click.option(
+    "--evidence",
+    is_flag=True,
+    help="Also re-hash every stored evidence file against the SHA-256 the ledger records.",
+)
+@click.option(
+    "--from",
+    "first",
+    type=click.IntRange(min=1),
+    help="Verify from this position (from the checkpoint at or before it).",
+)
+@click.option("--to", "last", type=click.IntRange(min=1), help="Verify up to this position.")
+@click.option(
+    "--workers",
+    type=click.IntRange(min=1),
+    help=f"Processes, each verifying a range (default: one per core from {PARALLEL_FROM:,} "
+    "events).",
+)
 @json_option
 @pass_session
-def verify_command(session: Session, as_json: bool) -> None:
+def verify_command(
+    session: Session,
+    *,
+    evidence: bool,
+    first: int | None,
+    last: int | None,
+    workers: int | None,
+    as_json: bool,
+) -> None:
     """Recompute every hash, Merkle node, root and signature; exit 3 on the first bad one."""
     ledger = session.argusic.ledger
-    with progress_bar("verifying", ledger.recorder.count_rows()) as progress:
-        report = verify_ledger(ledger, progress)
-    emit(report, _verify_human)
-    if not report.ok:
+    after = first - 1 if first else 0
+    count = (last if last is not None else ledger.size()) - after
+    if workers is None:
+        workers = os.cpu_count() or 1 if count >= PARALLEL_FROM else 1
+    with progress_bar("verifying", max(count, 0)) as progress:
+        report = verify_ledger(
+            ledger,
+            progress,
+            after=after,
+            upto=last,
+            workers=workers,
+            opener=partial(open_ledger, session.argusic.settings),
+        )
+    if not evidence:
+        emit(report, _verify_human)
+        ok = report.ok
+    else:
+        files = verify_evidence(ledger, session.argusic.store)
+        ok = report.ok and files.ok
+        emit(FullReport(ok=ok, ledger=report, evidence=files), _full_human)
+    if not ok:
         sys.exit(EXIT_INTEGRITY)
 
 

@@ -11,6 +11,7 @@ import msgspec
 
 from api.cli.output import Session, emit, json_option, pass_session, published_option
 from api.services.audit import write_bundle
+from api.services.json_input import read_record_file
 from api.services.operators import (
     ActionReport,
     InitReport,
@@ -95,7 +96,7 @@ def revoke_command(session: Session, name: str, signer: str, as_json: bool) -> N
 @pass_session
 def act_command(session: Session, action_file: Path, signer: str, as_json: bool) -> None:
     """Sign the action of ACTION_FILE with the operator's next sequence and append it."""
-    _act(session, signer, read_action(action_file.read_bytes()))
+    _act(session, signer, read_action(read_record_file(action_file)))
 
 
 @operator.command("sign")
@@ -111,7 +112,7 @@ def sign_command(session: Session, action_file: Path, key_file: Path, sequence: 
     if sequence is None:
         sequence = next_sequence(session.argusic.methodology.state(), signer.verifier.key_id.hex())
     signed = sign_action(
-        signer, read_action(action_file.read_bytes()), session.argusic.clock, sequence
+        signer, read_action(read_record_file(action_file)), session.argusic.clock, sequence
     )
     sys.stdout.buffer.write(msgspec.json.encode(signed) + b"\n")
 
@@ -123,7 +124,7 @@ def sign_command(session: Session, action_file: Path, key_file: Path, sequence: 
 def submit_command(session: Session, signed_file: Path, as_json: bool) -> None:
     """Append a signed action (also `POST /operator/actions`)."""
     argusic = session.argusic
-    signed = read_signed(signed_file.read_bytes())
+    signed = read_signed(read_record_file(signed_file))
     emit(submit(signed, argusic.ledger, argusic.methodology.state()), _report_human)
 
 

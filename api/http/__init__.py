@@ -6,12 +6,14 @@ from __future__ import annotations
 from litestar import Litestar
 from litestar.config.compression import CompressionConfig
 from litestar.di import Provide
-from litestar.openapi import OpenAPIConfig
 
 from api.http import evidence, hardware, home, ledger, methodology, operators, siiq
 from api.http.errors import exception_handlers
+from api.http.headers import secured
+from api.http.limits import MAX_BODY_BYTES, BoundedRequest, limited
+from api.http.openapi import documented, openapi_config
 from api.services.operators import ActionDesk
-from api.web import FORMAT, Negotiated, static_files, template_config
+from api.web import FORMAT, Negotiated, check_format, static_files, template_config
 from api.wiring import Argusic
 
 
@@ -22,7 +24,7 @@ def create_app(argusic: Argusic) -> Litestar:
     def provided(value: object) -> Provide:
         return Provide(lambda: value, use_cache=True, sync_to_thread=False)
 
-    return Litestar(
+    app = Litestar(
         route_handlers=[
             home.router,
             ledger.router,
@@ -46,5 +48,14 @@ def create_app(argusic: Argusic) -> Litestar:
         },
         exception_handlers=exception_handlers(),
         compression_config=CompressionConfig(backend="gzip", gzip_compress_level=6),
-        openapi_config=OpenAPIConfig(title="Argusic", version="0.1.0", path="/schema"),
+        openapi_config=openapi_config(),
+        request_max_body_size=MAX_BODY_BYTES,
+        request_class=BoundedRequest,
+        before_send=[secured],
+        before_request=check_format,
     )
+    documented(app)
+    # The limits guard every request, routed or not (litestar's own middleware runs only on a
+    # route that matched), inside the send that adds the security headers.
+    app.asgi_handler = limited(app.asgi_handler)
+    return app

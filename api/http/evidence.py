@@ -8,13 +8,18 @@ from litestar.params import FromPath
 from litestar.response import Stream
 
 from api.http.errors import problem
+from api.http.openapi import problems
 from api.services.ports import EvidenceStore
 from api.services.queries import MethodologyQueries
 
 UNAVAILABLE_FOR_LEGAL_REASONS = 451
 
 
-@get("/runs/{run_id:str}/evidence/{kind:str}", sync_to_thread=True)
+@get(
+    "/runs/{run_id:str}/evidence/{kind:str}",
+    sync_to_thread=True,
+    responses=problems(404, UNAVAILABLE_FOR_LEGAL_REASONS, 503),
+)
 def run_evidence(
     methodology: NamedDependency[MethodologyQueries],
     evidence_store: NamedDependency[EvidenceStore],

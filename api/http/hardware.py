@@ -7,16 +7,17 @@ from datetime import date
 from litestar import Router, get
 from litestar.params import FromQuery
 
+from api.http.openapi import problems
 from domain import hardware
 
 
-@get("/hardware/table", sync_to_thread=False)
+@get("/hardware/table", sync_to_thread=False, responses=problems())
 def hardware_table() -> list[hardware.ClassEstimate]:
     """The appendix's table: what each model size class needs (estimated)."""
     return hardware.table()
 
 
-@get("/hardware/estimate", sync_to_thread=False)
+@get("/hardware/estimate", sync_to_thread=False, responses=problems())
 def hardware_estimate(
     *,
     memory_gb: FromQuery[float | None] = None,

@@ -7,6 +7,8 @@ from litestar import Router, get
 from litestar.di import NamedDependency
 from litestar.params import FromPath, FromQuery
 
+from api.http.limits import AsOf
+from api.http.openapi import READ
 from api.services.queries import LedgerQueries, MethodologyQueries
 from api.services.trace import TraceView, trace
 from api.web import page
@@ -20,42 +22,40 @@ from projections.views.run import RunView
 from projections.views.sources import SourcesView
 
 
-@get("/leaderboard", sync_to_thread=True, opt=page("leaderboard.html"))
+@get("/leaderboard", sync_to_thread=True, responses=READ, opt=page("leaderboard.html"))
 def leaderboard(
     methodology: NamedDependency[MethodologyQueries],
     cycle: FromQuery[str],
-    as_of: FromQuery[int | None] = None,
+    as_of: AsOf = None,
 ) -> LeaderboardView:
     return methodology.leaderboard(cycle, as_of)
 
 
-@get("/projects", sync_to_thread=True, opt=page("projects.html"))
-def projects(
-    methodology: NamedDependency[MethodologyQueries], as_of: FromQuery[int | None] = None
-) -> ProjectsView:
+@get("/projects", sync_to_thread=True, responses=READ, opt=page("projects.html"))
+def projects(methodology: NamedDependency[MethodologyQueries], as_of: AsOf = None) -> ProjectsView:
     """Every project with a recorded run, its verdict and its attempts."""
     return methodology.projects(as_of)
 
 
-@get("/projects/{project_id:path}", sync_to_thread=True, opt=page("project.html"))
+@get("/projects/{project_id:path}", sync_to_thread=True, responses=READ, opt=page("project.html"))
 def project(
     methodology: NamedDependency[MethodologyQueries],
     project_id: FromPath[str],
-    as_of: FromQuery[int | None] = None,
+    as_of: AsOf = None,
 ) -> ProjectView:
     return methodology.project(project_id.lstrip("/"), as_of)
 
 
-@get("/runs/{run_id:str}", sync_to_thread=True, opt=page("run.html"))
+@get("/runs/{run_id:str}", sync_to_thread=True, responses=READ, opt=page("run.html"))
 def run(
     methodology: NamedDependency[MethodologyQueries],
     run_id: FromPath[str],
-    as_of: FromQuery[int | None] = None,
+    as_of: AsOf = None,
 ) -> RunView:
     return methodology.run(run_id, as_of)
 
 
-@get("/runs/{run_id:str}/trace", sync_to_thread=True)
+@get("/runs/{run_id:str}/trace", sync_to_thread=True, responses=READ)
 def run_trace(
     ledger_queries: NamedDependency[LedgerQueries],
     methodology: NamedDependency[MethodologyQueries],
@@ -64,33 +64,29 @@ def run_trace(
     return trace(ledger_queries, methodology, run_id)
 
 
-@get("/methodology/editions", sync_to_thread=True, opt=page("editions.html"))
-def editions(
-    methodology: NamedDependency[MethodologyQueries], as_of: FromQuery[int | None] = None
-) -> EditionsView:
+@get("/methodology/editions", sync_to_thread=True, responses=READ, opt=page("editions.html"))
+def editions(methodology: NamedDependency[MethodologyQueries], as_of: AsOf = None) -> EditionsView:
     return methodology.editions(as_of)
 
 
-@get("/methodology", sync_to_thread=True, opt=page("methodology.html"))
+@get("/methodology", sync_to_thread=True, responses=READ, opt=page("methodology.html"))
 def methodology_page(
-    methodology: NamedDependency[MethodologyQueries], as_of: FromQuery[int | None] = None
+    methodology: NamedDependency[MethodologyQueries], as_of: AsOf = None
 ) -> MethodologyView:
     """The editions and the source-type table as of one position."""
     return methodology.methodology(as_of)
 
 
-@get("/methodology/sources", sync_to_thread=True, opt=page("sources.html"))
-def sources(
-    methodology: NamedDependency[MethodologyQueries], as_of: FromQuery[int | None] = None
-) -> SourcesView:
+@get("/methodology/sources", sync_to_thread=True, responses=READ, opt=page("sources.html"))
+def sources(methodology: NamedDependency[MethodologyQueries], as_of: AsOf = None) -> SourcesView:
     return methodology.sources(as_of)
 
 
-@get("/agents", sync_to_thread=True, opt=page("agents.html"))
+@get("/agents", sync_to_thread=True, responses=READ, opt=page("agents.html"))
 def agents(
     methodology: NamedDependency[MethodologyQueries],
     cycle: FromQuery[str],
-    as_of: FromQuery[int | None] = None,
+    as_of: AsOf = None,
 ) -> AgentsView:
     """A cycle's roster (models, harnesses, versions, sponsors) and its pool."""
     return methodology.agents(cycle, as_of)

@@ -5,11 +5,12 @@ from __future__ import annotations
 from litestar import Router, post
 from litestar.di import NamedDependency
 
+from api.http.openapi import problems
 from api.services.operators import ActionDesk, ActionReport
 from domain.operators import SignedAction
 
 
-@post("/operator/actions", sync_to_thread=True, status_code=201)
+@post("/operator/actions", sync_to_thread=True, status_code=201, responses=problems(503))
 def submit_action(actions: NamedDependency[ActionDesk], data: SignedAction) -> ActionReport:
     """Verify a signed action (a known, unrevoked key; its signature; its next sequence; a
     role that allows it) and append it with what it decides, or refuse it naming why."""

@@ -91,7 +91,7 @@ def write_bundle(figure: str, ledger: Ledger, state: Methodology, out: Path) -> 
             indent=1,
         )
     )
-    document = {"figure": figure, "approved": approval.position, "value": value}
+    document = {"figure": figure, "approved": approval.position, "events": count, "value": value}
     (out / "figure.json").write_bytes(msgspec.json.format(msgspec.json.encode(document)))
     return BundleReport(
         figure=figure,

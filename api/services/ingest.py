@@ -7,13 +7,15 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
+from eventsourcing.persistence import InterfaceError, OperationalError
 
 from api.services.evidence import EvidenceIntake
+from api.services.json_input import MAX_DOCUMENT_BYTES, decoded, lines, shown_path
 from api.services.ports import Banners, EvidenceStore
 from api.services.record_run import run_events
 from domain.cycles import AgentRecord, CycleRecord, open_cycle, register_agent
 from domain.editions import EditionRecord, draft_edition
-from domain.errors import InvalidInput, Rejected
+from domain.errors import InvalidInput, Rejected, SetupError
 from domain.events import DomainEvent
 from domain.runs import RunRecord
 from domain.state.methodology import Methodology
@@ -41,6 +43,17 @@ class IngestRejected(InvalidInput):
         self.rejections = rejections
 
 
+class IngestInterrupted(SetupError):
+    """The database failed between the ingest's batches: those committed before hold whole
+    records, and the same ingest run again passes over them and appends the rest."""
+
+    def __init__(self, error: Exception) -> None:
+        super().__init__(
+            f"the database failed while appending ({error}); the batches appended before it "
+            "hold whole records: run the same ingest again to append the rest"
+        )
+
+
 class IngestReport(msgspec.Struct, frozen=True, kw_only=True):
     records: int
     appended: int
@@ -48,26 +61,37 @@ class IngestReport(msgspec.Struct, frozen=True, kw_only=True):
     ledger_size: int
 
 
-def _split(text: bytes) -> list[tuple[int, bytes]]:
-    """Records of a file: a JSON array (numbered by position), one JSON object, or JSON lines."""
-    try:
-        whole = msgspec.json.decode(text, type=list[msgspec.Raw] | dict[str, msgspec.Raw])
-    except msgspec.DecodeError:
-        return [(i, line) for i, line in enumerate(text.splitlines(), 1) if line.strip()]
-    if isinstance(whole, dict):
-        return [(1, text)]
-    return [(i, bytes(raw)) for i, raw in enumerate(whole, 1)]
+def _split(path: Path) -> Iterator[tuple[int, bytes | InvalidInput]]:
+    """Records of a file: a JSON array (numbered by position) or one JSON object, for a file
+    read whole; else JSON lines, read a line at a time."""
+    if path.stat().st_size <= MAX_DOCUMENT_BYTES:
+        text = path.read_bytes()
+        try:
+            whole = msgspec.json.decode(text, type=list[msgspec.Raw] | dict[str, msgspec.Raw])
+        except (msgspec.DecodeError, RecursionError):
+            pass  # JSON lines, or a record too deep: which line says so when read alone
+        else:
+            if isinstance(whole, dict):
+                yield 1, text
+            else:
+                yield from enumerate(map(bytes, whole), 1)
+            return
+    yield from lines(path)
 
 
 def read_records(path: Path) -> Iterator[tuple[int, Record | RecordRejection]]:
     """Each record of a file, or the rejection that names its line and what is wrong."""
-    for line, raw in _split(path.read_bytes()):
+    for line, raw in _split(path):
         try:
-            yield line, _decoder.decode(raw)
+            if isinstance(raw, InvalidInput):
+                raise raw
+            yield line, decoded(_decoder, raw)
         except msgspec.ValidationError as e:
-            yield line, RecordRejection(file=str(path), line=line, reason=str(e))
+            yield line, RecordRejection(file=shown_path(path), line=line, reason=str(e))
         except msgspec.DecodeError as e:
-            yield line, RecordRejection(file=str(path), line=line, reason=f"not JSON: {e}")
+            yield line, RecordRejection(file=shown_path(path), line=line, reason=f"not JSON: {e}")
+        except InvalidInput as e:
+            yield line, RecordRejection(file=shown_path(path), line=line, reason=str(e))
 
 
 class Intake:
@@ -152,14 +176,17 @@ def ingest(
             try:
                 intake.decide(record, path.parent)
             except Rejected as e:
-                rejections.append(RecordRejection(file=str(path), line=line, reason=str(e)))
+                rejections.append(RecordRejection(file=shown_path(path), line=line, reason=str(e)))
     if rejections:
         raise IngestRejected(rejections)
     placed = iter(ledger.next_versions(e for unit in intake.decided for e in unit))
     units = [[next(placed) for _ in unit] for unit in intake.decided]
     appended = sum(map(len, units))
     if units:
-        ledger.append_batches(batches(units))
+        try:
+            ledger.append_batches(batches(units))
+        except (OperationalError, InterfaceError) as e:
+            raise IngestInterrupted(e) from e
     return IngestReport(
         records=count,
         appended=appended,

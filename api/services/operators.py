@@ -11,8 +11,9 @@ from pathlib import Path
 import msgspec
 from eventsourcing.persistence import IntegrityError
 
+from api.services.json_input import decoded
 from domain.actions import Context, decide
-from domain.errors import Rejected, SetupError
+from domain.errors import InvalidInput, Rejected, SetupError
 from domain.events import DomainEvent
 from domain.events.operators import (
     AddOperator,
@@ -58,15 +59,15 @@ def operator_signer(home: Path, name: str) -> Signer:
 
 def read_action(data: bytes) -> OperatorAction:
     try:
-        return _action.decode(data)
-    except msgspec.DecodeError as e:
+        return decoded(_action, data)
+    except (msgspec.DecodeError, InvalidInput) as e:
         raise Rejected("operators", f"not an action file: {e}") from e
 
 
 def read_signed(data: bytes) -> SignedAction:
     try:
-        return _signed.decode(data)
-    except msgspec.DecodeError as e:
+        return decoded(_signed, data)
+    except (msgspec.DecodeError, InvalidInput) as e:
         raise Rejected("operators", f"not a signed action: {e}") from e
 
 

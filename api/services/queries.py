@@ -35,6 +35,7 @@ from projections.views.siiq_publication import (
     guarded_evidence,
     history_document,
     holds,
+    model_history,
     siiq_status,
 )
 from projections.views.sources import SourcesView, sources_view
@@ -176,7 +177,7 @@ class SiiqQueries:
         """The position a read answers as of (the public one never past the approval)."""
         if self.published is not None:
             as_of = published_as_of(as_of, self.published())
-        return position_as_of(self.ledger, as_of)
+        return position_as_of(self.ledger.size(), as_of)
 
     def publication_position(self, as_of: int | None = None) -> int:
         """The position the published documents are as of, for a read as of `as_of`."""
@@ -189,7 +190,10 @@ class SiiqQueries:
         return self.index_at(self.publication_position(as_of))
 
     def model(self, slug: str, as_of: int | None = None) -> ModelPage:
-        return model_page(self.index(as_of), slug)
+        position = self.publication_position(as_of)
+        page = model_page(self.index_at(position), slug)
+        history = model_history(self.history_at(position), slug)
+        return msgspec.structs.replace(page, history=history)
 
     def evidence(self, as_of: int | None = None) -> bytes:
         return self.evidence_at(self.publication_position(as_of))

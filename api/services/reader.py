@@ -16,9 +16,9 @@ View = Callable[[M, int], T]
 """A view: the folded state and the position it answers as of, to a document."""
 
 
-def position_as_of(ledger: Ledger, as_of: int | None) -> int:
-    """The position a read answers as of: the latest by default, never past the end."""
-    size = ledger.size()
+def position_as_of(size: int, as_of: int | None) -> int:
+    """The position a read of a ledger of `size` events answers as of: the latest by default,
+    never past the end."""
     if as_of is None:
         return size
     if not 0 <= as_of <= size:
@@ -56,9 +56,10 @@ class ProjectionReader(Generic[M]):
 
     def answer(self, key: Hashable, view: View[M, T], as_of: int | None = None) -> T:
         """`view` of the state as of `as_of` (the latest by default); `key` names the view."""
-        position = position_as_of(self.ledger, as_of)
+        head = self.ledger.size()
+        position = position_as_of(head, as_of)
         with self._lock:
-            latest, state = self._caught_up()
+            latest, state = self._caught_up(head)
             if position == latest:
                 if self._views_at != latest:
                     self._views, self._views_at = {}, latest
@@ -73,17 +74,28 @@ class ProjectionReader(Generic[M]):
 
     def latest(self) -> M:
         """The state at the head; callers must not change it."""
+        head = self.ledger.size()
         with self._lock:
-            return self._caught_up()[1]
+            return self._caught_up(head)[1]
 
-    def _caught_up(self) -> tuple[int, M]:
+    # Each read asks the ledger's size before it takes a lock: with the database away, every
+    # read fails on its own at once instead of queueing behind the one that holds the lock.
+
+    def _caught_up(self, head: int) -> tuple[int, M]:
         if self._latest is None:
             self._latest = self.read_model.catch_up()
         position, state = self._latest
-        head = self.ledger.size()
         if head > position:
-            self._latest = (head, fold(self.projection, self.ledger.events(position, head), state))
+            self._latest = None  # until the fold is whole (see _folded_on)
+            self._latest = (head, self._folded_on(state, position, head))
         return self._latest
+
+    def _folded_on(self, state: M, after: int, upto: int) -> M:
+        """`state` with the events after `after` up to `upto` folded in, in place. The caller
+        forgets the kept state first: if reading the events fails half way (the database gone),
+        that state holds part of them and must not be folded on again; the next read starts
+        afresh from the stored model."""
+        return fold(self.projection, self.ledger.events(after, upto), state)
 
     def _pinned_at(self, position: int) -> M:
         """The state at an earlier position: folded on from the one kept when it is later,
@@ -92,7 +104,8 @@ class ProjectionReader(Generic[M]):
             return self._pinned[1]
         if self._pinned is not None and self._pinned[0] < position:
             at, state = self._pinned
-            state = fold(self.projection, self.ledger.events(at, position), state)
+            self._pinned = None  # until the fold is whole (see _folded_on)
+            state = self._folded_on(state, at, position)
         else:
             state = self.read_model.as_of(position)
         self._pinned, self._pinned_views = (position, state), {}

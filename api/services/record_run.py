@@ -9,27 +9,39 @@ from __future__ import annotations
 from pathlib import Path
 
 from api.services.evidence import EvidenceIntake
+from api.services.json_input import shown_path
 from api.services.ports import Banners, EvidenceStore
 from api.services.reader import ProjectionReader
 from domain.cycles import in_cycle
 from domain.errors import Rejected
 from domain.events import DomainEvent, Evidence
 from domain.evidence.quoting import quoted_text_events
-from domain.runs import RunRecord, admit_run, resolve_agent
+from domain.runs import (
+    RunRecord,
+    admit_run,
+    evidence_inside_its_folder,
+    outside_its_folder,
+    resolve_agent,
+)
 from domain.state.methodology import Methodology
 from ledger.ledger import Ledger, NewEvent, RecordedEvent
 from projections.methodology import MethodologyProjection
 
 
 def evidence_files(record: RunRecord, folder: Path) -> dict[str, Path]:
-    """The files a run names, relative to its record's folder; a named file must be there."""
+    """The files a run names, relative to its record's folder and inside it once every
+    symbolic link is followed (section 17); a named file must be there."""
     found = {}
+    inside = folder.resolve()
     for kind, name in (("log", record.evidence.log), ("cast", record.evidence.cast)):
         if not name:
             continue
-        path = folder / name
+        path = (inside / evidence_inside_its_folder(record.run_id, kind, name)).resolve()
+        if not path.is_relative_to(inside):
+            raise Rejected("section 17", outside_its_folder(record.run_id, kind, name))
         if not path.is_file():
-            raise Rejected("section 17", f"evidence.{kind}: no file at {path}")
+            shown = shown_path(folder / name)
+            raise Rejected("section 17", f"evidence.{kind}: no file at {shown}")
         found[kind] = path
     return found
 
@@ -114,9 +126,10 @@ class RunRecording:
     def __init__(self, ledger: Ledger, store: EvidenceStore, banners: Banners) -> None:
         self.ledger, self.store, self.banners = ledger, store, banners
 
-    def __call__(self, record: RunRecord, budget_minutes: float) -> list[NewEvent]:
-        """The record's evidence paths are absolute (the run's folder under ARGUSIC_HOME)."""
+    def __call__(self, record: RunRecord, folder: Path, budget_minutes: float) -> list[NewEvent]:
+        """The record's evidence paths are relative to `folder` (the run's folder under
+        ARGUSIC_HOME), as an ingested record's are to its file's."""
         state = ProjectionReader(self.ledger, MethodologyProjection()).latest()
         intake = EvidenceIntake(self.store, self.banners)
-        events = run_events(record, Path("/"), state, intake, budget_minutes)
+        events = run_events(record, folder, state, intake, budget_minutes)
         return self.ledger.next_versions(events)

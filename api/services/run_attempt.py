@@ -144,6 +144,8 @@ class Attempt:
             container_id = runner.sandboxes.create(
                 spec, _with_instructions(fetched.archive, runner.instructions)
             )
+            if spec.display is not None:
+                runner.sandboxes.wait_display(spec.name, spec.display)
         except ArgusicError:
             runner.sandboxes.remove(spec.name)  # half made: nothing of it may stay
             raise

@@ -172,7 +172,9 @@ def _close(
     closing, beside = _closing(
         runner, pending, report=report, model_key=model_key, cast=cast, log=log
     )
-    return runner.log.append(state, *events, closing, beside=beside)  # type: ignore[arg-type]
+    closed = runner.log.append(state, *events, closing, beside=beside)  # type: ignore[arg-type]
+    runner.discard_session(state.run_id)
+    return closed
 
 
 def _stored(runner: Runner, path: Path) -> Fingerprint:
@@ -212,9 +214,10 @@ def _closing(
         )
         beside.append(NewEvent(again, 1))
     if state.evidence is not None:
-        record = run_record(state, report, EvidencePaths(log=str(log), cast=str(cast)), model_key)
+        names = EvidencePaths(log=log.name, cast=cast.name)
+        record = run_record(state, report, names, model_key)
         if record is not None:
-            beside += runner.record_run(record, state.scheduled.budget_seconds / 60)
+            beside += runner.record_run(record, log.parent, state.scheduled.budget_seconds / 60)
     closed = RunClosed(
         run_id=state.run_id, ended=state.ended, closed_at=runner.clock(), rerun=rerun
     )

@@ -3,6 +3,7 @@ them; `api/wiring.py` builds them; tests may pass fakes)."""
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -89,6 +90,7 @@ class Owned(Protocol):
 class Sandboxes(Protocol):
     def image_digest(self, image: str) -> str: ...
     def create(self, spec: SandboxSpec, files: bytes) -> str: ...
+    def wait_display(self, name: str, display: str) -> None: ...
     def start_agent(
         self, name: str, command: list[str], environment: dict[str, str]
     ) -> Session: ...
@@ -104,10 +106,10 @@ class Recorder(Protocol):
     def close(self) -> None: ...
 
 
-RecordRun = Callable[[RunRecord, float], Sequence[NewEvent]]
+RecordRun = Callable[[RunRecord, Path, float], Sequence[NewEvent]]
 """The shared `record_run` use case, deciding (not appending) what a finished run records:
 its RunRecorded (with the budget, in minutes, it ran with) and its evidence's section 17
-events."""
+events; the record's evidence paths are relative to the folder given."""
 
 
 @dataclass
@@ -139,3 +141,13 @@ class Runner:
     def evidence_paths(self, run_id: str) -> tuple[Path, Path]:
         folder = self.evidence_root / run_id.replace("/", "_")
         return folder / "session.cast", folder / "session.log"
+
+    def discard_session(self, run_id: str) -> None:
+        """Drop a closed run's session files as they arrived: the ledger holds their
+        fingerprints and the artifact store their kept copies, and what arrived may hold the
+        run's key (never kept at rest, section 17)."""
+        cast, log = self.evidence_paths(run_id)
+        for path in (cast, log):
+            path.unlink(missing_ok=True)
+        with contextlib.suppress(OSError):  # not empty: something else is there, keep it
+            cast.parent.rmdir()

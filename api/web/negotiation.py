@@ -60,9 +60,28 @@ def wants_html(request: AnyRequest) -> bool:
     return best == HTML
 
 
+def has_page(handler: object) -> bool:
+    """Whether a route handler's path has a page (`opt=page(...)`)."""
+    return _template(handler) is not None
+
+
+def check_format(request: AnyRequest) -> None:
+    """litestar's `before_request` hook: `?format=` checked on every path, whatever its
+    handler returns (a document, a file, a stream): a value other than json or html is a bad
+    request, html where the path has no page is not acceptable."""
+    asked = wants_html(request) and request.query_params.get("format") == "html"
+    if asked and template_of(request) is None:
+        raise HTTPException(
+            status_code=HTTP_406_NOT_ACCEPTABLE, detail=f"{request.url.path} has no page"
+        )
+
+
 def template_of(request: AnyRequest) -> str | None:
-    template = request.scope.get("route_handler")
-    opt = getattr(template, "opt", None) or {}
+    return _template(request.scope.get("route_handler"))
+
+
+def _template(handler: object) -> str | None:
+    opt = getattr(handler, "opt", None) or {}
     name = opt.get(PAGE)
     return name if isinstance(name, str) else None
 
@@ -80,13 +99,8 @@ class Negotiated(Response[Any]):
         **kwargs: Any,
     ) -> ASGIResponse:
         headers = {**(headers or {}), "Vary": "Accept"}
-        html = wants_html(request)
         template = template_of(request)
-        if template is None and request.query_params.get("format") == "html":
-            raise HTTPException(
-                status_code=HTTP_406_NOT_ACCEPTABLE, detail=f"{request.url.path} has no page"
-            )
-        if template is None or not html:
+        if template is None or not wants_html(request):
             return super().to_asgi_response(
                 None, request, headers=headers, cookies=cookies, **kwargs
             )
@@ -129,7 +143,9 @@ class RenderedPages:
 PAGES = RenderedPages()
 
 
-def error_page(request: AnyRequest, status: int, detail: str) -> Response[Any] | None:
+def error_page(
+    request: AnyRequest, status: int, detail: str, headers: dict[str, str] | None = None
+) -> Response[Any] | None:
     """The page of an error, for a client that prefers HTML; None for the others (JSON)."""
     chosen = request.query_params.get("format")
     if chosen not in (None, "html") or not wants_html(request):
@@ -139,5 +155,5 @@ def error_page(request: AnyRequest, status: int, detail: str) -> Response[Any] |
         context={"status": status, "detail": detail},
         media_type=MediaType.HTML,
         status_code=status,
-        headers={"Vary": "Accept"},
+        headers={**(headers or {}), "Vary": "Accept"},
     )

@@ -17,7 +17,7 @@ from litestar.plugins.jinja import JinjaTemplateEngine
 from litestar.template.config import TemplateConfig
 
 from api.services.ports import EvidenceStore
-from api.web.plots import benchmark_plot
+from api.web.plots import benchmark_plot, history_plot
 
 TEMPLATES = Path(__file__).parent / "templates"
 LOG_SHOWN_BYTES = 256 * 1024
@@ -88,6 +88,7 @@ def environment(store: EvidenceStore) -> Environment:
     env.globals["served_text"] = partial(served_text, store)
     env.globals["with_query"] = with_query
     env.globals["benchmark_plot"] = benchmark_plot
+    env.globals["history_plot"] = history_plot
     return env
 
 

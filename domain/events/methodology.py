@@ -57,6 +57,8 @@ class Project(Value, frozen=True):
     repo_size_mb: Annotated[float, msgspec.Meta(ge=0)] | None = None
     description: str | None = None
     """The repository's own description, stored as its author wrote it."""
+    desktop: bool = False
+    """A desktop application: from v1.1 it is started on a virtual display (section 7 point 6)."""
 
 
 class Agent(Value, frozen=True):
@@ -88,6 +90,8 @@ class AgentRuntime(Value, frozen=True):
     image: Text
     command: list[str]
     key_env: Text = "OPENROUTER_API_KEY"
+    desktop_image: Text | None = None
+    """The image a desktop project runs in: `image` with a virtual display (section 7 point 6)."""
 
 
 class AgentRegistered(Event, frozen=True):

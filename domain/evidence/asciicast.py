@@ -34,6 +34,9 @@ class Block(NamedTuple):
 
 BLOCK = 4096
 """Lines decoded at a time."""
+MAX_LINE = 4 * 1024 * 1024
+"""A recording's longest line (an event carries a few kilobytes of output at most): a longer
+one is not a recording we can show, and is never held whole (issue 16: bounded memory)."""
 
 _encode = msgspec.json.Encoder().encode
 _event = msgspec.json.Decoder(tuple[float, str, str])
@@ -50,6 +53,8 @@ def parse(lines: Iterable[bytes]) -> tuple[dict[str, Any], bytes, Iterator[Block
         header = _header.decode(first)
     except msgspec.DecodeError as e:
         raise RecordingError(f"the first line is not a JSON header: {e}") from e
+    except RecursionError as e:  # msgspec's refusal of deep nesting
+        raise RecordingError("the header is nested too deeply") from e
     if header.get("version") not in VERSIONS:
         raise RecordingError(f"asciicast version {header.get('version')!r} is not 2 or 3")
     return (
@@ -112,11 +117,14 @@ def _event_or_none(line: bytes, number: int, version: int) -> Event | None:
 
 
 def split_lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
-    """The lines of a file read in chunks, each with its newline (the last one may have none)."""
+    """The lines of a file read in chunks, each with its newline (the last one may have none);
+    a line growing past `MAX_LINE` is a RecordingError."""
     rest = b""
     for chunk in chunks:
         lines = BytesIO(rest + chunk).readlines()
         rest = lines.pop() if lines and not lines[-1].endswith(b"\n") else b""
+        if len(rest) > MAX_LINE:
+            raise RecordingError(f"a line longer than {MAX_LINE:,} bytes")
         yield from lines
     if rest:
         yield rest

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from domain.events import RunScheduled, SandboxLimits, Value
+from domain.editions import version_key
+from domain.events import Project, RunScheduled, SandboxLimits, Value
 from domain.runner.config import SandboxPolicy
 from domain.runner.naming import (
     LABEL_CLAIM,
@@ -17,6 +18,8 @@ from domain.runner.naming import (
 
 PINNED_ENVIRONMENT = {"TZ": "UTC", "LANG": "C.UTF-8"}
 """Section 7 point 1 ("su entorno exacto se publica"): the same zone and locale every run."""
+VIRTUAL_DISPLAY = ":99"
+VIRTUAL_DISPLAY_FROM = (1, 1)
 
 
 class SandboxSpec(Value, frozen=True):
@@ -26,6 +29,8 @@ class SandboxSpec(Value, frozen=True):
     limits: SandboxLimits
     pid1_seconds: int
     environment: dict[str, str]
+    display: str | None = None
+    """The virtual display PID 1 starts before the agent (desktop projects, from v1.1)."""
 
 
 def sandbox_limits(policy: SandboxPolicy) -> SandboxLimits:
@@ -42,6 +47,26 @@ def utc_label(moment: datetime) -> str:
     return moment.isoformat().replace("+00:00", "Z")
 
 
+def virtual_display(project: Project, edition: str) -> str | None:
+    """Methodology section 7 point 6 (from v1.1): a desktop application is started on a
+    virtual display inside the sandbox; no other project gets one."""
+    if project.desktop and version_key(edition) >= VIRTUAL_DISPLAY_FROM:
+        return VIRTUAL_DISPLAY
+    return None
+
+
+def sandbox_image(run: RunScheduled) -> str:
+    """The image class the run needs: the agent's desktop image when it gets a display."""
+    display = virtual_display(run.project, run.edition)
+    return (display and run.runtime.desktop_image) or run.runtime.image
+
+
+def pinned_environment(run: RunScheduled) -> dict[str, str]:
+    """The zone, the locale and, for a desktop run, the display every process of it sees."""
+    display = virtual_display(run.project, run.edition)
+    return {**PINNED_ENVIRONMENT, **({"DISPLAY": display} if display else {})}
+
+
 def sandbox_spec(
     run: RunScheduled,
     claim: int,
@@ -56,7 +81,7 @@ def sandbox_spec(
     and deadline so a sweeper finds it with no worker alive."""
     return SandboxSpec(
         name=sandbox_name(run.run_id, claim, nonce),
-        image=run.runtime.image,
+        image=sandbox_image(run),
         labels={
             LABEL_RUN: run.run_id,
             LABEL_DEADLINE: utc_label(deadline),
@@ -65,7 +90,8 @@ def sandbox_spec(
         },
         limits=sandbox_limits(policy),
         pid1_seconds=pid1_seconds,
-        environment=dict(PINNED_ENVIRONMENT),
+        environment=pinned_environment(run),
+        display=virtual_display(run.project, run.edition),
     )
 
 
@@ -75,7 +101,7 @@ def agent_environment(
     """ARCHITECTURE.md "Runner": what the agent's command gets, and the same without the key
     (what is recorded)."""
     shown = {
-        **PINNED_ENVIRONMENT,
+        **pinned_environment(run),
         "ARGUSIC_RUN_ID": run.run_id,
         "ARGUSIC_BUDGET_SECONDS": f"{run.budget_seconds:g}",
         "ARGUSIC_MODEL_BASE_URL": model_base_url,

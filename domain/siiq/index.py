@@ -319,10 +319,21 @@ class BenchmarkRow(msgspec.Struct, frozen=True, kw_only=True):
     weight: float
 
 
+class HistoryPoint(msgspec.Struct, frozen=True, kw_only=True):
+    """One archived day of a model, rescored with the parameters in force (section 11)."""
+
+    date: str
+    si_iq: int
+    si_iq_low: int
+    si_iq_high: int
+
+
 class ModelPage(msgspec.Struct, frozen=True, kw_only=True):
     version: str
     model: ModelEntry
     benchmarks: list[BenchmarkRow]
+    history: list[HistoryPoint] = []
+    """The model's history curve: /data/history.json's days that score it, oldest first."""
     attributions: list[Attribution] = msgspec.field(default_factory=list)
     """Section 10: the attributions the index's sources require, on every page."""
 

@@ -10,7 +10,7 @@ from datetime import datetime
 import msgspec
 
 from domain.siiq.attributions import Attribution, attribution, attributions
-from domain.siiq.index import build_index
+from domain.siiq.index import HistoryPoint, build_index
 from domain.siiq.records import Result
 from projections.siiq import Siiq
 from projections.siiq_sources import (
@@ -95,6 +95,16 @@ def history_document(siiq: Siiq, _: int) -> HistoryDocument:
         days=days,
         attributions=attributions(v.source for v in siiq.guards.values.values()),
     )
+
+
+def model_history(history: HistoryDocument, slug: str) -> list[HistoryPoint]:
+    """A model's points of the history curves, oldest first (its model page's plot)."""
+    return [
+        HistoryPoint(date=day.date, si_iq=s.si_iq, si_iq_low=s.si_iq_low, si_iq_high=s.si_iq_high)
+        for day in history.days
+        for s in day.scores
+        if s.model == slug
+    ]
 
 
 class HoldRow(msgspec.Struct, frozen=True, kw_only=True):

@@ -147,3 +147,29 @@ def test_altering_the_claimed_figure_is_named(published: World, tmp_path: Path) 
     code, result = verify(folder)
     assert code == 3
     assert result["error"].startswith("figure leaderboard:2026-09: recomputed")
+
+
+def test_a_truncated_bundle_is_named(published: World, tmp_path: Path) -> None:
+    """Cut inside a line, after a whole line, or inside its figure: each named, exit 3."""
+    folder = bundle(published, "leaderboard:2026-09", tmp_path / "b")
+    events = (folder / "events.jsonl").read_bytes()
+    whole = len(events.splitlines())
+    (folder / "events.jsonl").write_bytes(events[:-100])
+    assert verify(folder) == (
+        3,
+        {"ok": False, "error": f"events.jsonl: line {whole} is cut short: the file is truncated"},
+    )
+    (folder / "events.jsonl").write_bytes(events[: events.rstrip(b"\n").rfind(b"\n") + 1])
+    assert verify(folder) == (
+        3,
+        {
+            "ok": False,
+            "error": f"events.jsonl holds {whole - 1} events, the bundle {whole}: it is truncated",
+        },
+    )
+    (folder / "events.jsonl").write_bytes(events)
+    figure = (folder / "figure.json").read_bytes()
+    (folder / "figure.json").write_bytes(figure[: len(figure) // 2])
+    code, result = verify(folder)
+    assert code == 3
+    assert result["error"].startswith("figure.json is not whole JSON")

@@ -269,3 +269,46 @@ def visible(data: bytes) -> str:
         return shown("cast", data)
     except (RecordingError, UnicodeDecodeError):
         return shown("log", data.decode(errors="replace").encode())
+
+
+def test_verify_evidence_names_a_corrupted_and_a_deleted_file(
+    evidence: Evidence, cli_env: dict[str, str]
+) -> None:
+    """`ledger verify --evidence` re-hashes every stored and served file the ledger records;
+    one file changed and one deleted are each named by run, file and copy, exit 3."""
+    evidence.write_and_ingest(
+        [
+            evidence.run("r1", SPLIT_KEY, SECRET_PEM, model_key=MODEL_KEY),
+            evidence.run("r2", CLEAN[0], CLEAN[1]),
+        ]
+    )
+    r1, r2 = evidence.view("r1").evidence, evidence.view("r2").evidence
+    files = {c.stored_sha256 for c in [*r1.values(), *r2.values()]} | {
+        c.served_sha256 for c in [*r1.values(), *r2.values()]
+    }
+    done = argusic(cli_env, "ledger", "verify", "--evidence", "--json")
+    report = json.loads(done.stdout)
+    assert (done.returncode, report["ok"]) == (0, True)
+    assert report["evidence"]["files_checked"] == len(files - {None})
+    corrupted = evidence.store.path(r1["log"].served_sha256)
+    corrupted.chmod(0o644)
+    corrupted.write_bytes(corrupted.read_bytes().replace(b"e", b"E", 1))
+    evidence.store.path(r2["cast"].stored_sha256).unlink()
+    done = argusic(cli_env, "ledger", "verify", "--evidence", "--json")
+    report = json.loads(done.stdout)
+    assert (done.returncode, report["ok"], report["ledger"]["ok"]) == (3, False, True)
+    problems = report["evidence"]["problems"]
+    assert {(p["run_id"], p["kind"], p["copy"], p["reason"]) for p in problems} == {
+        (
+            "r1",
+            "log",
+            "served",
+            f"its bytes hash to {sha256(corrupted.read_bytes())}, not to its recorded SHA-256",
+        ),
+        ("r2", "cast", "stored", "the file is missing"),
+    }
+    human = argusic(cli_env, "ledger", "verify", "--evidence")
+    assert human.returncode == 3
+    assert f"run r2, cast (stored copy, {r2['cast'].stored_sha256}): the file is missing" in (
+        human.stdout
+    )

@@ -185,3 +185,22 @@ def test_a_trace_verifies_offline(auditor: Path, cli_env: dict[str, str], tmp_pa
     (tmp_path / "forged.json").write_text(json.dumps(document))
     code, result = offline(auditor, "--key", key, "--trace", str(tmp_path / "forged.json"))
     assert (code, result["ok"]) == (3, False)
+
+
+@pytest.mark.parametrize(
+    ("cut", "error"),
+    [
+        (-40, "line 42 is cut short: the file is truncated"),
+        ("line", "export holds 41 events, the checkpoint 42: it is truncated"),
+    ],
+)
+def test_a_truncated_export_is_rejected(
+    auditor: Path, published: dict[str, str], cut: int | str, error: str
+) -> None:
+    """Cut inside its last line, or after a whole line: either way the verifier says so."""
+    export = Path(published["export"])
+    data = export.read_bytes()
+    kept = data[: data.rstrip(b"\n").rfind(b"\n") + 1] if cut == "line" else data[:cut]
+    export.write_bytes(kept)
+    code, result = offline(auditor, *given(published, "checkpoint", "export"))
+    assert (code, result) == (3, {"ok": False, "error": error})

@@ -12,7 +12,7 @@ import pytest
 
 from adapters.artifacts import FileArtifactStore
 from adapters.keys_stand_in import KeyStandIn
-from adapters.sandbox_images import BASELINE_IMAGE
+from adapters.sandbox_images import BASELINE_IMAGE, DESKTOP_IMAGE
 from api.services.reader import ProjectionReader
 from api.services.sweep import sweep
 from api.wiring import Settings
@@ -105,6 +105,36 @@ def test_the_baseline_agent_on_the_four_fixture_projects(rig: Rig, images: dict[
     assert rig.containers() == []
 
 
+def test_a_desktop_application_starts_on_the_sandbox_s_virtual_display(
+    rig: Rig, images: dict[str, str]
+) -> None:
+    """Section 7 point 6 (v1.1): a desktop project runs in the desktop image with a virtual
+    display the agent's processes see; its window opening is what "started" means."""
+    rig.schedule("desktop-app", "r-desktop", desktop_image=DESKTOP_IMAGE)
+    assert rig.work().executed == {"r-desktop": "exited"}
+    recorded = rig.recorded("r-desktop")
+    assert recorded is not None
+    assert recorded.report.started is True  # type: ignore[union-attr]
+    assert run_outcome(recorded) == "pass_full"
+    sandbox = next(e for e in rig.events("r-desktop") if isinstance(e, SandboxCreated))
+    assert (sandbox.image, sandbox.image_digest) == (DESKTOP_IMAGE, images[DESKTOP_IMAGE])
+    assert sandbox.environment["DISPLAY"] == ":99"
+    assert b"viewer: window open on :99" in served(rig, "r-desktop", "log")
+    assert rig.containers() == []
+
+
+def test_a_desktop_run_in_an_image_with_no_display_is_aborted_never_failed(rig: Rig) -> None:
+    """Our own tooling failed (no virtual display in the image): the run is `aborted`, not
+    counted against the agent, and its key is deleted."""
+    rig.schedule("desktop-app", "r-no-display")
+    assert rig.work().executed == {"r-no-display": "aborted"}
+    state = rig.state("r-no-display")
+    assert "virtual display :99 did not start" in getattr(state.ending, "reason", "")
+    assert not any(isinstance(e, AgentStarted) for e in rig.events("r-no-display"))
+    assert rig.live_keys() == []
+    assert rig.containers() == []
+
+
 def test_the_served_recording_shows_neither_the_key_nor_the_private_key(rig: Rig) -> None:
     rig.schedule("prints-key", "r-key")
     rig.work()
@@ -116,8 +146,8 @@ def test_the_served_recording_shows_neither_the_key_nor_the_private_key(rig: Rig
     # the agent did print its key, but the kept file was redacted before it was written
     # (section 17): what arrived is not stored, and the kept layer keeps the generated key
     assert not store.path(recorded.evidence.cast.sha256).exists()
-    kept = [p.read_bytes() for p in (rig.settings.home / "artifacts").rglob("*") if p.is_file()]
-    assert not any(secret.encode() in data for data in kept)
+    kept = [p.read_bytes() for p in rig.settings.home.rglob("*") if p.is_file()]
+    assert not any(secret.encode() in data for data in kept)  # nowhere at rest, raw files included
     state = ProjectionReader(rig.ledger, MethodologyProjection()).latest()
     kept_cast = store.path(state.evidence["r-key"]["cast"].stored_sha256 or "").read_bytes()
     body = kept_cast.split(b"BEGIN OPENSSH PRIVATE KEY-----")[1].split(b"\\r\\n")[1]
@@ -313,6 +343,19 @@ def test_a_sandbox_killed_from_outside_aborts_the_run_and_deletes_the_key(rig: R
     state = rig.state("r-killed")
     assert "stopped from outside" in getattr(state.ending, "reason", "")
     _, secret = key_of(rig, "r-killed")
+    assert model_call(rig.stand_in, secret) == 401
+    assert rig.live_keys() == []
+    assert rig.containers() == []
+
+
+def test_an_agent_process_out_of_memory_aborts_the_run_and_deletes_the_key(rig: Rig) -> None:
+    """Inspect #4709's other half: the kernel killing a process of the sandbox for memory (its
+    limit is 256 MB here) is the sandbox failing, never the agent's result."""
+    hog = ["sh", "-c", "echo filling; x=$(head -c 600000000 /dev/zero | tr '\\0' a); echo $x"]
+    rig.schedule("installs-and-runs", "r-oom", command=hog)
+    assert rig.work().executed == {"r-oom": "aborted"}
+    assert "out of memory" in getattr(rig.state("r-oom").ending, "reason", "")
+    _, secret = key_of(rig, "r-oom")
     assert model_call(rig.stand_in, secret) == 401
     assert rig.live_keys() == []
     assert rig.containers() == []

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+import msgspec
 import pytest
 
-from domain.events import Project
+from domain.events import AgentRuntime, Project
 from domain.runner.budgets import (
     budget_seconds,
     budget_tier,
@@ -17,7 +18,8 @@ from domain.runner.budgets import (
 from domain.runner.config import Budgets
 from domain.runner.endings import agent_end, budget_end
 from domain.runner.naming import key_name, parse_key_name, rerun_delay, rerun_id, sandbox_name
-from tests.runner_events import T0
+from domain.runner.sandbox import agent_environment, sandbox_image, virtual_display
+from tests.runner_events import T0, scheduled
 
 
 def project(**fields: object) -> Project:
@@ -104,3 +106,29 @@ def test_budget_end_is_a_timeout_only_with_the_whole_budget() -> None:
 )
 def test_agent_end(exit_code: int | None, running: bool, oom: bool, ended: str) -> None:
     assert agent_end(exit_code, running, oom)[0] == ended
+
+
+@pytest.mark.parametrize(
+    ("desktop", "edition", "display"),
+    [
+        (True, "1.1", ":99"),
+        (True, "1.5", ":99"),
+        (True, "1.0", None),  # the virtual display exists from v1.1
+        (False, "1.5", None),
+    ],
+)
+def test_virtual_display(desktop: bool, edition: str, display: str | None) -> None:
+    assert virtual_display(project(desktop=desktop), edition) == display
+
+
+def test_a_desktop_run_gets_its_display_and_the_desktop_image() -> None:
+    desktop = msgspec.structs.replace(
+        scheduled(),
+        project=project(desktop=True),
+        runtime=AgentRuntime(image="plain", command=["/agent/run"], desktop_image="desktop"),
+    )
+    given, shown = agent_environment(desktop, "http://model", "secret")
+    assert (sandbox_image(desktop), shown["DISPLAY"], given["DISPLAY"]) == ("desktop", ":99", ":99")
+    plain = msgspec.structs.replace(desktop, project=project())
+    assert sandbox_image(plain) == "plain"
+    assert "DISPLAY" not in agent_environment(plain, "http://model", None)[1]

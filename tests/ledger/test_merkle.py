@@ -169,3 +169,20 @@ def test_proofs_outside_the_tree_are_refused() -> None:
         consistency_plan(0, 5)
     with pytest.raises(ProofError):
         consistency_plan(6, 5)
+
+
+def test_extend_a_row_at_a_time_matches_leaf_by_leaf() -> None:
+    """Every split of 70 leaves into two appends gives the nodes and frontier that 70
+    single-leaf appends give."""
+    single: tuple[int, list[bytes], list[tuple[int, int, bytes]]] = (0, [], [])
+    by_leaf = []
+    for leaf in LEAVES:
+        size, frontier, completed = extend(single[0], single[1], [leaf], keep_from_level=0)
+        single = (size, frontier, single[2] + completed)
+        by_leaf.append(single)
+    for cut in range(71):
+        size, frontier, first = extend(0, [], LEAVES[:cut], keep_from_level=0)
+        size, frontier, second = extend(size, frontier, LEAVES[cut:], keep_from_level=0)
+        assert (size, frontier) == by_leaf[-1][:2]
+        assert sorted(first + second) == sorted(by_leaf[-1][2])
+        assert sorted(first) == sorted(by_leaf[cut - 1][2] if cut else [])

@@ -22,12 +22,13 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.slow
-def test_a_batch_killed_before_commit_leaves_none_of_it(
-    ledger: Ledger, cli_env: dict[str, str]
+@pytest.mark.parametrize("point", ["signing", "sealed"])
+def test_a_batch_killed_while_sealing_its_checkpoint_leaves_none_of_it(
+    ledger: Ledger, cli_env: dict[str, str], point: str
 ) -> None:
     append_editions(ledger, 0, 3)
     child = subprocess.Popen(
-        [sys.executable, "-m", "tests.ledger.workers", "crash"],
+        [sys.executable, "-m", "tests.ledger.workers", "crash", point],
         cwd=ROOT,
         env=cli_env,
         stdout=subprocess.PIPE,
@@ -43,6 +44,7 @@ def test_a_batch_killed_before_commit_leaves_none_of_it(
     report = verify(ledger)
     assert report.ok, report.problems
     append_editions(ledger, 100, 5)  # the ledger goes on from where the last commit left it
+    assert ledger.size() == 3 + 2 * workers.BATCH + 5
     assert verify(ledger).ok
 
 

@@ -28,8 +28,8 @@ def drop_triggers(settings: Settings, table: str) -> None:
         raw_execute(settings, f"DROP TRIGGER {table}_no_update", f"DROP TRIGGER {table}_no_delete")
 
 
-def verify_json(cli_env: dict[str, str]) -> tuple[int, dict[str, object]]:
-    result = argusic(cli_env, "ledger", "verify", "--json")
+def verify_json(cli_env: dict[str, str], *args: str) -> tuple[int, dict[str, object]]:
+    result = argusic(cli_env, "ledger", "verify", "--json", *args)
     return result.returncode, json.loads(result.stdout)
 
 
@@ -139,3 +139,68 @@ def test_an_inserted_event_under_no_checkpoint_is_named(
     code, report = verify_json(cli_env)
     assert code == 3
     assert report["first_bad_position"] == EVENTS + 1
+
+
+def verify_both(cli_env: dict[str, str], *args: str) -> tuple[int, dict[str, object]]:
+    """The report of three worker processes (ranges split at checkpoints 8 and 24), after
+    checking it names the first bad position that one process names (one process stops at
+    the first bad event; each range goes on to its own)."""
+    code, report = verify_json(cli_env, "--workers", "3", *args)
+    single_code, single = verify_json(cli_env, "--workers", "1", *args)
+    assert (code, report["first_bad_position"]) == (single_code, single["first_bad_position"])
+    if report["ok"]:
+        assert report == single
+    return code, report
+
+
+@pytest.mark.parametrize("position", [1, 8, 9, 12, 24, 25, 33, EVENTS])
+def test_a_tampered_event_in_any_range_is_found_by_every_worker_split(
+    filled: Ledger, settings: Settings, cli_env: dict[str, str], position: int
+) -> None:
+    drop_triggers(settings, "ledger_events")
+    raw_execute(settings, flip_one_byte(settings, position))
+    code, report = verify_both(cli_env)
+    assert (code, report["first_bad_position"]) == (3, position)
+    raw_execute(
+        settings, f"UPDATE ledger_events SET hash = sha256(canonical) WHERE position = {position}"
+    )
+    code, report = verify_both(cli_env)
+    # the first signed checkpoint covering it, checkpoints every 8 events
+    assert (code, report["first_bad_position"]) == (3, -(-position // 8) * 8)
+
+
+@pytest.mark.parametrize("size", [8, 24])
+def test_a_forged_checkpoint_where_ranges_meet_is_found(
+    filled: Ledger, settings: Settings, cli_env: dict[str, str], size: int
+) -> None:
+    drop_triggers(settings, "ledger_checkpoints")
+    raw_execute(
+        settings,
+        "UPDATE ledger_checkpoints SET note = replace(note, "
+        f"'\n{size}\n', '\n{size + 1}\n') WHERE size = {size}",
+    )
+    code, report = verify_both(cli_env)
+    assert (code, report["first_bad_position"]) == (3, size)
+
+
+def test_a_missing_merkle_node_in_a_later_range_is_found(
+    filled: Ledger, settings: Settings, cli_env: dict[str, str]
+) -> None:
+    drop_triggers(settings, "ledger_merkle_nodes")
+    raw_execute(settings, "DELETE FROM ledger_merkle_nodes WHERE level = 4 AND idx = 1")
+    code, report = verify_both(cli_env)
+    assert (code, report["first_bad_position"]) == (3, 32)
+
+
+def test_a_range_covers_its_events_from_the_checkpoint_before_it(
+    filled: Ledger, settings: Settings, cli_env: dict[str, str]
+) -> None:
+    code, report = verify_both(cli_env, "--from", "10", "--to", "30")
+    assert (code, report["ok"], report["after"], report["size"]) == (0, True, 8, 30)
+    assert report["checkpoints_checked"] == 2  # sizes 16 and 24
+    drop_triggers(settings, "ledger_events")
+    raw_execute(settings, flip_one_byte(settings, 35))
+    assert verify_both(cli_env, "--from", "9", "--to", "32")[0] == 0
+    raw_execute(settings, flip_one_byte(settings, 9))
+    code, report = verify_both(cli_env, "--from", "10", "--to", "32")
+    assert (code, report["first_bad_position"]) == (3, 9)

@@ -17,23 +17,25 @@ from ledger.ledger import NewEvent
 BATCH = 2_000
 
 
-def crash_child() -> None:
-    """Append batches; once the third batch's events, nodes and checkpoint are inserted, say
-    so and hang before the commit."""
+def crash_child(point: str) -> None:
+    """Append batches; once the third batch reaches `point`, say so and hang before its commit:
+    `signing` (its checkpoint signed, nothing of it stored yet) or `sealed` (its events, Merkle
+    nodes and signed checkpoint inserted)."""
     ledger = open_ledger(Settings.from_env())
     recorder = ledger.recorder
-    real_insert = recorder._insert_seal
-    batches = 0
+    real = {"signing": recorder.sealer.seal, "sealed": recorder._insert_batch}[point]
+    calls = 0
 
-    def insert_then_hang(*args: Any) -> None:
-        nonlocal batches
-        real_insert(*args)
-        batches += 1
-        if batches == 3:
+    def then_hang(*args: Any, **kwargs: Any) -> Any:
+        nonlocal calls
+        done = real(*args, **kwargs)
+        calls += 1
+        if calls == 3:
             print("INSERTED, NOT COMMITTED", flush=True)
             time.sleep(60)
+        return done
 
-    recorder._insert_seal = insert_then_hang  # type: ignore[method-assign]
+    setattr(recorder.sealer if point == "signing" else recorder, real.__name__, then_hang)
     for b in range(3):
         ledger.append(
             [
@@ -109,4 +111,4 @@ def contender(worker: int, start_at: float) -> bool:
 
 
 if __name__ == "__main__":
-    sys.exit(crash_child() if sys.argv[1:] == ["crash"] else os.EX_USAGE)
+    sys.exit(crash_child(sys.argv[2]) if sys.argv[1] == "crash" else os.EX_USAGE)

@@ -99,10 +99,11 @@ class Browser:
         for entry in self.driver.get_log("browser"):
             if entry["level"] == "SEVERE":
                 load.console_errors.append(entry["message"])
-        self._network(load)
+        self.network(load)
         return load
 
-    def _network(self, load: Load) -> None:
+    def network(self, load: Load) -> None:
+        """Add the requests made since the last look to `load`."""
         urls: dict[str, str] = {}
         for entry in self.driver.get_log("performance"):
             message = json.loads(entry["message"])["message"]

@@ -315,3 +315,21 @@ def test_the_siiq_model_page_draws_its_per_benchmark_plot(site: Site) -> None:
     text = base64.b64decode(drawn["src"].removeprefix(prefix)).decode()
     for row in page["benchmarks"]:
         assert f">{row['benchmark']}<" in text
+
+
+def test_the_openapi_page_renders_every_operation_from_our_own_files(site: Site) -> None:
+    """/schema is Swagger UI from npm, served here: nothing fetched from elsewhere, nothing the
+    content security policy refuses (issue 16)."""
+    load = site.browser.open("/schema")
+    shown = site.browser.script(
+        "return new Promise(done => { const start = Date.now(); (function poll() {"
+        " const n = document.querySelectorAll('.opblock').length;"
+        " if (n || Date.now() - start > 30000) done(n); else setTimeout(poll, 100); })(); })"
+    )
+    paths = site.json("/schema/openapi.json")["paths"]
+    assert shown == sum(len(methods) for methods in paths.values())
+    logged = site.browser.driver.get_log("browser")
+    later = [e["message"] for e in logged if e["level"] == "SEVERE"]
+    site.browser.network(load)
+    assert load.console_errors + later + load.failed_requests == []
+    assert [u for u in load.requests if not u.startswith((site.origin, "data:"))] == []

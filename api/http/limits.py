@@ -1,0 +1,82 @@
+"""What the API accepts at most, refused before any work: a request target (path and query)
+over `MAX_TARGET_BYTES` (414), a body over `MAX_BODY_BYTES` (413), a JSON body nested too deep
+(400), and positions and tree sizes past what the ledger's 64-bit columns hold (400, by their
+declared bounds). The numbers are documented in the OpenAPI document and in docs/api.md."""
+
+from __future__ import annotations
+
+from typing import Annotated, Any
+
+from litestar import Request
+from litestar.datastructures import Headers
+from litestar.enums import ScopeType
+from litestar.exceptions import ClientException
+from litestar.params import QueryParameter
+from litestar.status_codes import (
+    HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+    HTTP_414_REQUEST_URI_TOO_LONG,
+)
+from litestar.types import ASGIApp, Receive, Scope, Send
+
+from api.http.errors import send_problem
+from api.services.json_input import TOO_DEEP
+
+MAX_TARGET_BYTES = 4_096
+"""A request's path and query string together; no address of ours comes near it."""
+MAX_BODY_BYTES = 65_536
+"""A request body: the one body we take, a signed operator action, is under 2 KB."""
+MAX_POSITION = 2**63 - 1
+"""A ledger position or tree size: the largest the ledger's bigint columns hold."""
+
+_POSITION = QueryParameter(ge=0, le=MAX_POSITION)
+Position = Annotated[int, _POSITION]
+"""A ledger position or tree size given in a query (`position`, `first`, `second`)."""
+AsOf = Annotated[int | None, _POSITION]
+"""An optional one (`as_of`, `size`): the latest when left out."""
+
+LIMITS_DESCRIPTION = (
+    f"Limits: a request target (path and query string) of at most {MAX_TARGET_BYTES:,} bytes "
+    f"(else 414), a request body of at most {MAX_BODY_BYTES:,} bytes (else 413), positions "
+    f"and tree sizes from 0 to {MAX_POSITION} (else 400). Every error is a JSON problem "
+    "document `{status_code, detail}` (a page for a browser)."
+)
+
+
+def refusal(scope: Scope) -> tuple[int, str] | None:
+    """Why a request is refused before it is routed, if it is."""
+    target = len(scope.get("raw_path") or scope["path"].encode()) + len(scope["query_string"])
+    if target > MAX_TARGET_BYTES:
+        return (
+            HTTP_414_REQUEST_URI_TOO_LONG,
+            f"the request's path and query are {target:,} bytes; at most "
+            f"{MAX_TARGET_BYTES:,} are read",
+        )
+    length = Headers.from_scope(scope).get("content-length", "0")
+    if not length.isdigit() or int(length) > MAX_BODY_BYTES:
+        return (
+            HTTP_413_REQUEST_ENTITY_TOO_LARGE,
+            f"the request body is {length} bytes; at most {MAX_BODY_BYTES:,} are read",
+        )
+    return None
+
+
+def limited(app: ASGIApp) -> ASGIApp:
+    """`app` behind the limits: every HTTP request, whatever its path, routed or not."""
+
+    async def guard(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] == ScopeType.HTTP and (refused := refusal(scope)) is not None:
+            await send_problem(send, *refused)
+            return
+        await app(scope, receive, send)
+
+    return guard
+
+
+class BoundedRequest(Request[Any, Any, Any]):
+    """A request whose JSON body, nested too deep, is a bad request (400), not a traceback."""
+
+    async def json(self) -> Any:
+        try:
+            return await super().json()
+        except RecursionError as e:  # msgspec's refusal of deep nesting
+            raise ClientException(detail=f"the request body is {TOO_DEEP}") from e
