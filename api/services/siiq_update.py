@@ -163,6 +163,7 @@ class Run:
                         sha256=line.sha256,
                         source=line.source,
                         file=line.file,
+                        columns=list(line.row),
                     )
             self._candidates = found
         return self._candidates
@@ -830,3 +831,18 @@ def holds_report(queries: SiiqQueries) -> HoldsReport:
     """Section 8: every held value and every notice to the operator, at the head."""
     state = queries.reader.latest()
     return HoldsReport(holds=holds(state), notifications=notices(state))
+
+
+def publish_inputs(
+    ledger: Ledger, values: Sequence[PublishedValue], now: datetime
+) -> PublishReport:
+    """Inputs already checked elsewhere (the demo's synthetic set, which no source serves)
+    published as one update's values at `now`, then the publication with section 8's check:
+    one day of section 11's archive."""
+    published = SiiqQueries(ledger).reader.latest().guards.values
+    changed = [v for v in values if published.get(v.key) != v]
+    if changed:
+        correction = any(v.key in published for v in changed)
+        event = ValuesPublished(at=now, values=changed, correction=correction)
+        ledger.append(ledger.next_versions([event]))
+    return publish_siiq(ledger, now)

@@ -24,6 +24,8 @@ class PublishedValue(Value, frozen=True):
     sha256: str
     source: str
     file: str
+    columns: list[str] = msgspec.field(default_factory=list)
+    """The row's columns in the source's order (the ledger's canonical JSON sorts keys)."""
 
     @property
     def key(self) -> str:

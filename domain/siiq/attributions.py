@@ -67,8 +67,15 @@ def attribution(source: str) -> Attribution:
 
 
 def attributions(sources: Iterable[str]) -> list[Attribution]:
-    """The attributions of these sources, once each, in source order."""
-    return [ATTRIBUTIONS[s] for s in sorted(set(sources))]
+    """The attributions of these sources, once each, in source order (a source that requires
+    none, such as the demo's synthetic set, has none)."""
+    return [ATTRIBUTIONS[s] for s in sorted(set(sources)) if s in ATTRIBUTIONS]
+
+
+def attribution_text(source: str) -> str:
+    """The attribution a line of a file from `source` carries ("" when it requires none)."""
+    found = ATTRIBUTIONS.get(source)
+    return "" if found is None else found.text
 
 
 def sources_of(inputs: Iterable[str]) -> list[str]:

@@ -9,7 +9,7 @@ from datetime import datetime
 
 import msgspec
 
-from domain.siiq.attributions import Attribution, attribution, attributions
+from domain.siiq.attributions import Attribution, attribution_text, attributions
 from domain.siiq.index import HistoryPoint, build_index
 from domain.siiq.records import Result
 from projections.siiq import Siiq
@@ -34,12 +34,12 @@ def guarded_evidence(sources: Sources, siiq: Siiq) -> bytes:
             model=value.result.model,
             benchmark=value.result.benchmark,
             value=value.result.score,
-            row=value.row,
+            row={c: value.row[c] for c in value.columns} if value.columns else value.row,
             url=value.url,
             sha256=value.sha256,
             source=value.source,
             file=value.file,
-            attribution=attribution(value.source).text,
+            attribution=attribution_text(value.source),
         )
         lines.append(msgspec.json.encode(line) + b"\n")
     return b"".join(lines)

@@ -124,8 +124,10 @@ def test_export_lines(demo_size: int, demo_env: dict[str, str]) -> None:
         "hash",
         "canonical",
     ]
-    # the demo's SI-IQ calibration (two events), then the changelog's nine editions
-    assert lines[3]["stream"] == "edition:1.5"
+    # the demo's SI-IQ calibration (two events) and three archived days of its inputs (two
+    # events each), then the changelog's nine editions
+    assert [line["type"] for line in lines[:2]] == ["SiiqPublished", "EditionDrafted"]
+    assert lines[9]["stream"] == "edition:1.5"
 
 
 def test_the_demo_shows_a_leaderboard_verdicts_editions_and_sources(

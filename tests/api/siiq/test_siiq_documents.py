@@ -27,6 +27,7 @@ def test_every_file_and_page_carries_its_attributions_and_version(world: World) 
     assert gpt5["url"] == world.server.url(ZIP)
     assert gpt5["sha256"] == zip_sha
     assert gpt5["row"]["Model version"] == "GPT-5"
+    assert list(gpt5["row"])[:2] == ["Model version", "Best score (across scorers)"]  # its order
     assert float(gpt5["row"]["Best score (across scorers)"]) == gpt5["value"]
     assert {x["attribution"] for x in lines} == {EPOCH_ATTRIBUTION}
     history = world.get("/data/history.json")

@@ -317,6 +317,24 @@ def test_the_siiq_model_page_draws_its_per_benchmark_plot(site: Site) -> None:
         assert f">{row['benchmark']}<" in text
 
 
+def test_the_siiq_model_page_draws_its_history_plot(site: Site) -> None:
+    """The demo archives three days of its SI-IQ inputs through the update's publication: the
+    model page draws them from /data/history.json (SI-IQ section 11)."""
+    slug = top_model(site)
+    page = site.json(f"/siiq/models/{slug}")
+    history = site.json("/data/history.json")
+    assert [d["date"] for d in history["days"]] == ["2026-11-28", "2026-11-29", "2026-11-30"]
+    assert [p["date"] for p in page["history"]] == [d["date"] for d in history["days"]]
+    site.browser.open(f"/siiq/models/{slug}")
+    drawn = site.browser.script(
+        "const img = document.querySelector('#history-plot img');"
+        "return {complete: img.complete, width: img.naturalWidth, src: img.src}"
+    )
+    assert drawn["complete"]
+    assert drawn["width"] > 0
+    assert drawn["src"].startswith("data:image/svg+xml;base64,")
+
+
 def test_the_openapi_page_renders_every_operation_from_our_own_files(site: Site) -> None:
     """/schema is Swagger UI from npm, served here: nothing fetched from elsewhere, nothing the
     content security policy refuses (issue 16)."""
