@@ -98,7 +98,7 @@ class Siiq(msgspec.Struct, kw_only=True):
 
 
 class SiiqProjection:
-    name = "siiq.v3"
+    name = "siiq.v4"
     model_type = Siiq
 
     def initial(self) -> Siiq:
