@@ -134,6 +134,8 @@ class EvidenceFileLine(msgspec.Struct, frozen=True, kw_only=True):
     source: str
     file: str
     attribution: str
+    version: str = METHOD_VERSION
+    """Section 11: the method's version, on every data file."""
 
 
 def evidence_jsonl(model: Sources) -> bytes:

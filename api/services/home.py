@@ -6,6 +6,7 @@ from __future__ import annotations
 import msgspec
 
 from api.services.queries import MethodologyQueries, SiiqQueries
+from domain.siiq.attributions import Attribution
 from domain.siiq.index import ModelEntry
 from projections.views.cycles import CycleRow
 from projections.views.leaderboard import LeaderboardView
@@ -21,6 +22,8 @@ class SiiqHead(msgspec.Struct, frozen=True, kw_only=True):
     scored: int
     top: list[ModelEntry]
     """The first ranked models of the index, as the index lists them."""
+    attributions: list[Attribution] = []
+    """SI-IQ section 10: what the index's sources require, on every page showing its numbers."""
 
 
 class HomeView(msgspec.Struct, frozen=True, kw_only=True):
@@ -46,5 +49,6 @@ def home(methodology: MethodologyQueries, siiq: SiiqQueries) -> HomeView:
             ranked=len(ranked),
             scored=len(index.models),
             top=ranked[:SIIQ_SHOWN],
+            attributions=index.attributions,
         ),
     )

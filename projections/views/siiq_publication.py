@@ -40,6 +40,7 @@ def guarded_evidence(sources: Sources, siiq: Siiq) -> bytes:
             source=value.source,
             file=value.file,
             attribution=attribution_text(value.source),
+            version=siiq.version,
         )
         lines.append(msgspec.json.encode(line) + b"\n")
     return b"".join(lines)

@@ -30,6 +30,7 @@ def test_every_file_and_page_carries_its_attributions_and_version(world: World) 
     assert list(gpt5["row"])[:2] == ["Model version", "Best score (across scorers)"]  # its order
     assert float(gpt5["row"]["Best score (across scorers)"]) == gpt5["value"]
     assert {x["attribution"] for x in lines} == {EPOCH_ATTRIBUTION}
+    assert {x["version"] for x in lines} == {"1.0.0"}
     history = world.get("/data/history.json")
     assert [d["date"] for d in history["days"]] == ["2026-11-02"]
     assert history["version"] == history["calibration_version"] == "1.0.0"
@@ -50,3 +51,4 @@ def test_every_file_and_page_carries_its_attributions_and_version(world: World) 
     assert html.escape(EPOCH_ATTRIBUTION) in model
     assert "Method version 1.0.0" in model
     assert html.escape(EPOCH_ATTRIBUTION) in world.client.get("/siiq", headers=HTML).text
+    assert html.escape(EPOCH_ATTRIBUTION) in world.client.get("/", headers=HTML).text
