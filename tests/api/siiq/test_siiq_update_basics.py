@@ -12,7 +12,7 @@ from domain.events import (
     SiiqUpdateRan,
     ValuesPublished,
 )
-from tests.api.siiq.conftest import World
+from tests.api.siiq.conftest import ZIP, World
 
 MODEL, BENCH = "GPT-5", "hle"
 
@@ -93,3 +93,20 @@ def test_a_number_the_checker_does_not_confirm_is_left_out(world: World) -> None
     )
     assert [c.confirmed for c in world.events(SiiqUpdateRan)[-1].checks] == [False]
     assert world.scores()[MODEL, BENCH] == before
+
+
+def test_a_failing_source_keeps_its_last_good_data(world: World) -> None:
+    world.hour()
+    before = world.scores()
+    world.export.scores[MODEL, BENCH] = round(before[MODEL, BENCH] + 0.03, 4)
+    world.serve_export()
+    world.server.fail(ZIP)
+    report = world.hour()
+    assert (report.published, report.held) == (0, [])
+    epoch = next(s for s in world.status()["sources"] if s["source"] == "epoch")
+    assert epoch["ok"] is False
+    assert "503" in epoch["failure"]
+    assert world.scores() == before
+    world.server.files[ZIP].status = 200
+    world.hour()
+    assert world.scores()[MODEL, BENCH] == round(before[MODEL, BENCH] + 0.03, 4)
