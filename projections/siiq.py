@@ -127,11 +127,14 @@ def _publish(model: Siiq, published: ValuesPublished) -> None:
     for value in published.values:
         guards.values[value.key] = value
         guards.missing.pop(value.key, None)
-    for key in published.removed:
+    for key in [*published.removed, *published.purged]:
         guards.values.pop(key, None)
         guards.missing.pop(key, None)
+    for archived in guards.days.values():
+        for key in published.purged:
+            archived.pop(key, None)
     changed = {v.result.model for v in published.values}
-    changed |= {key.split("|", 1)[1] for key in published.removed}
+    changed |= {key.split("|", 1)[1] for key in [*published.removed, *published.purged]}
     guards.changed_since_publication = sorted(set(guards.changed_since_publication) | changed)
     if published.correction:
         model.version = bump(model.version, "patch")

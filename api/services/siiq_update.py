@@ -134,6 +134,8 @@ class Run:
         """Calibration events that follow the published values (a revision's)."""
         self.publish: dict[str, PublishedValue] = {}
         self.removed: set[str] = set()
+        self.purged: set[str] = set()
+        """Published values whose source name now matches another model (section 8)."""
         self.correction = False
         self.observed: dict[str, tuple[Seen, PublishedValue | None]] = {}
         self.revised: dict[str, RevisionObserved] = {}
@@ -207,11 +209,15 @@ def update_siiq(ledger: Ledger, checker: CrossChecking | None, now: datetime) ->
         missing=sorted(_missing(run)) if new_epoch else None,
     )
     events = [ran, *run.events]
-    if run.publish or run.removed:
-        values = [run.publish[k] for k in sorted(run.publish)]
-        removed = sorted(run.removed)
+    if run.publish or run.removed or run.purged:
         events.append(
-            ValuesPublished(at=now, values=values, removed=removed, correction=run.correction)
+            ValuesPublished(
+                at=now,
+                values=[run.publish[k] for k in sorted(run.publish)],
+                removed=sorted(run.removed - run.purged),
+                correction=run.correction or bool(run.purged),
+                purged=sorted(run.purged),
+            )
         )
     ledger.append(ledger.next_versions([*events, *run.later]))
     _calibrations(run)
@@ -219,7 +225,7 @@ def update_siiq(ledger: Ledger, checker: CrossChecking | None, now: datetime) ->
     return msgspec.structs.replace(
         run.report,
         published=len(run.publish),
-        removed=len(run.removed),
+        removed=len(run.removed | run.purged),
         frozen=sorted(run.frozen_now),
         publication=publication,
     )
@@ -236,12 +242,16 @@ def _halt(run: Run, reason: str) -> UpdateReport:
 
 
 def _snapshots(sources: Sources) -> dict[str, str]:
-    """Each source's current good data, named by its files' SHA-256s."""
+    """Each source's current good data, named by its files' SHA-256s; Epoch AI's also by the
+    approved aliases, since a re-matched name changes the values its files give."""
     found = {}
     for source in sorted({a.source for a in sources.addresses.values()}):
         good = good_snapshots(sources, source)
         if good:
             found[source] = "+".join(s.sha256 for s in good)
+    if EPOCH in found and sources.aliases:
+        digest = hashlib.sha256(msgspec.json.encode(sources.aliases)).hexdigest()
+        found[EPOCH] += f"~aliases:{digest[:16]}"
     return found
 
 
@@ -452,6 +462,7 @@ def _values(run: Run, checker: CrossChecking) -> list[CrossCheck]:
                 candidate=value,
             )
         )
+    _rematched(run)
     frozen_names = run.frozen_now | set(run.guards.frozen)
     changes = [
         v
@@ -619,8 +630,22 @@ def _missing(run: Run) -> set[str]:
     return {
         k
         for k, v in run.published().items()
-        if k not in candidates and v.result.benchmark not in frozen
+        if k not in candidates and v.result.benchmark not in frozen and k not in run.purged
     }
+
+
+def _identity(value: PublishedValue) -> tuple[str, str]:
+    return value.result.benchmark, str(value.row.get(VERSION) or "").strip()
+
+
+def _rematched(run: Run) -> None:
+    """Section 8: when a source's name is matched to another model, the old match goes at once,
+    from the archived days too (its row now counts for the other model)."""
+    now = {_identity(v): k for k, v in run.candidates().items()}
+    for key, value in run.published().items():
+        moved_to = now.get(_identity(value))
+        if key not in run.candidates() and moved_to is not None and moved_to != key:
+            run.purged.add(key)
 
 
 def _removals(run: Run) -> None:

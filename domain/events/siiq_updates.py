@@ -97,6 +97,9 @@ class ValuesPublished(Event, frozen=True):
     values: list[PublishedValue]
     removed: list[str] = msgspec.field(default_factory=list)
     correction: bool = False
+    purged: list[str] = msgspec.field(default_factory=list)
+    """Values whose source name was matched to another model: gone at once, from the archived
+    days (the history curves) too."""
 
     @property
     def stream(self) -> str:

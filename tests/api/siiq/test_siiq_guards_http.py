@@ -3,6 +3,7 @@ injected: the events they record and what /status.json and /data/index.json show
 
 from __future__ import annotations
 
+from api.services.queries import SiiqQueries
 from domain.events import (
     BenchmarkFrozen,
     BenchmarkUnfrozen,
@@ -10,13 +11,14 @@ from domain.events import (
     HoldObserved,
     HoldReleased,
     OperatorNotified,
+    PublicationHalted,
     SourceDataAccepted,
     SourceDataKept,
     ValueHeld,
     ValuesPublished,
     value_key,
 )
-from domain.events.operators import ApproveRevision, ReleaseHold
+from domain.events.operators import ApproveAlias, ApproveRevision, ReleaseHold
 from tests.api.siiq.conftest import World
 
 MODEL, BENCH = "GPT-5", "hle"
@@ -229,3 +231,27 @@ def test_a_held_value_unconfirmed_for_seven_days_is_told_and_released_by_a_perso
     world.hour()
     assert world.scores()[MODEL, BENCH] == round(before - 0.15, 4)
     assert world.status()["holds"] == []
+
+
+def test_a_name_matched_to_another_model_leaves_at_once_history_included(world: World) -> None:
+    world.hour()
+    world.sign(
+        ApproveAlias(
+            source="epoch", name="Model F", group="Model Y", justification="renamed upstream"
+        )
+    )
+    world.hour()
+    published = world.events(ValuesPublished)[-1]
+    assert sorted(published.purged) == sorted(
+        value_key("Model F", b) for m, b in world.export.scores if m == "Model F"
+    )
+    assert {v.result.model for v in published.values} == {"Model Y"}
+    history = SiiqQueries(world.ledger).history_at(world.ledger.size())
+    assert all(r.model != "Model F" for day in history.days for r in day.inputs)
+    # A ranked model vanishing halts publication until six runs show it is what the source says.
+    assert world.events(PublicationHalted)[0].models == ["Model F"]
+    for _ in range(5):
+        world.hour()
+    slugs = {m["slug"] for m in world.index()["models"]}
+    assert "Model Y" in slugs
+    assert "Model F" not in slugs
