@@ -84,6 +84,9 @@ class Guards(msgspec.Struct, kw_only=True):
     changed_since_publication: list[str] = []
     recalibrated_since_publication: bool = False
     days: dict[str, dict[str, Result]] = {}
+    recheck: bool = False
+    """A benchmark was unfrozen: the next update reads the export again even if unchanged, so
+    results added while it was frozen are checked the usual way."""
     published_scores: dict[str, tuple[bool, float]] = {}
     """The last published index: each model's (ranked, SI-IQ)."""
 
@@ -178,6 +181,7 @@ def _guard(guards: Guards, recorded: RecordedEvent) -> None:  # noqa: PLR0912
             guards.frozen[approved.benchmark].approved = approved
         case BenchmarkUnfrozen() as unfrozen:
             guards.frozen.pop(unfrozen.benchmark, None)
+            guards.recheck = True
         case OperatorNotified() as notice:
             guards.notices.append(notice)
             if notice.subject in guards.holds:
@@ -198,6 +202,7 @@ def _ran(guards: Guards, ran: SiiqUpdateRan) -> None:
     guards.definitions |= {b.benchmark: b for b in ran.definitions}
     if ran.missing is not None:
         guards.missing = {k: guards.missing.get(k, ran.at) for k in ran.missing}
+        guards.recheck = False
     for source, snapshot in ran.snapshots.items():
         seen = guards.seen.setdefault(source, [])
         if not seen or seen[-1].snapshot != snapshot:

@@ -190,7 +190,7 @@ def update_siiq(ledger: Ledger, checker: CrossChecking | None, now: datetime) ->
         return msgspec.structs.replace(run.report, reason=NO_DATA)
     used, uses = _source_guards(run, current)
     run.snapshot = used[EPOCH]
-    new_epoch = any(u.source == EPOCH for u in uses)
+    new_epoch = any(u.source == EPOCH for u in uses) or run.guards.recheck
     try:
         checks = _values(run, checker) if new_epoch else []
     except CrossCheckUnavailable as down:

@@ -80,6 +80,8 @@ def test_a_revision_freezes_then_moves_in_one_step_with_a_recalibration(world: W
     observed = world.events(RevisionObserved)
     assert late in {k.split("|")[1] for k in observed[-1].values}
     assert world.scores() == before
+    # A model the source adds meanwhile waits for the transition, then is checked as usual.
+    world.export.scores["Model Q", BENCH] = 0.5
     # A later distinct snapshot with the snapshot six hours back agreeing: one step.
     nudge(world)
     report = world.hour(6)
@@ -92,6 +94,9 @@ def test_a_revision_freezes_then_moves_in_one_step_with_a_recalibration(world: W
     after = world.scores()
     assert all(after[m, BENCH] == world.export.scores[m, BENCH] for m in [*models, late])
     assert world.status()["frozen"] == []
+    assert ("Model Q", BENCH) not in after
+    world.hour()
+    assert world.scores()["Model Q", BENCH] == 0.5
     assert_replayed(world.ledger)
 
 
