@@ -459,7 +459,7 @@ def _values(run: Run, checker: CrossChecking) -> list[CrossCheck]:
                 snapshot=run.snapshot,
                 first_seen=run.now,
                 value=seen.value,
-                candidate=value,
+                candidate=found,
             )
         )
     _rematched(run)

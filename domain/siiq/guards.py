@@ -102,11 +102,13 @@ class Seen(NamedTuple):
 
 def confirmed_by_snapshot(history: Sequence[Seen], held_at: str, now: datetime) -> bool:
     """SI-IQ section 8: a held value is confirmed by a later snapshot: the current snapshot is
-    not the one it was held in, and the most recent distinct snapshot observed at least six
-    hours ago already showed it within 0.02 of its current value; time alone never releases."""
+    not the one it was held in, and the most recent snapshot distinct from it observed at
+    least six hours ago already showed it within 0.02 of its current value; time alone never
+    releases."""
     if not history or history[-1].snapshot == held_at or history[-1].value is None:
         return False
-    old = [s for s in history if s.first_seen <= now - CONFIRM_AGE]
+    current = history[-1].snapshot
+    old = [s for s in history if s.snapshot != current and s.first_seen <= now - CONFIRM_AGE]
     if not old or old[-1].value is None:
         return False
     return abs(old[-1].value - history[-1].value) <= CONFIRM_WITHIN

@@ -65,6 +65,23 @@ def test_a_big_change_is_held_until_a_later_snapshot_confirms_it(world: World) -
     assert world.index()["version"] == "1.0.1"  # a changed published value: a patch
 
 
+def test_a_value_seen_in_a_later_snapshot_is_confirmed_six_hours_after_it_was_held(
+    world: World,
+) -> None:
+    world.hour()
+    before = world.scores()[MODEL, BENCH]
+    change(world, MODEL, BENCH, round(before + 0.2, 4))
+    world.hour()
+    change(world, MODEL, BENCH, round(before + 0.21, 4))  # a later snapshot, within 0.02
+    world.hour()
+    assert world.events(HoldConfirmed) == []
+    world.hour(4)
+    assert world.events(HoldConfirmed) == []
+    world.hour(1)  # six hours after the snapshot it was held in: the latest value is published
+    assert len(world.events(HoldConfirmed)) == 1
+    assert world.scores()[MODEL, BENCH] == round(before + 0.21, 4)
+
+
 def test_a_later_snapshot_that_moved_again_does_not_confirm(world: World) -> None:
     world.hour()
     before = world.scores()[MODEL, BENCH]
