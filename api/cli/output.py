@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
-from typing import Any, NoReturn
+from typing import Any, NoReturn, Protocol
 
 import click
 import msgspec
@@ -93,3 +93,26 @@ class Session:
 
 
 pass_session = click.make_pass_decorator(Session)
+
+
+class StandInServer(Protocol):
+    """A local stand-in server (socketserver's interface) with the base URL it listens on."""
+
+    @property
+    def url(self) -> str: ...
+
+    def serve_forever(self, poll_interval: float = ...) -> None: ...
+
+    def server_close(self) -> None: ...
+
+
+def serve_stand_in(server: StandInServer) -> None:
+    """Print the stand-in's base URL for the caller to read, then serve it until interrupted."""
+    sys.stdout.write(f"{server.url}\n")
+    sys.stdout.flush()
+    try:
+        server.serve_forever(0.1)
+    except KeyboardInterrupt:
+        pass
+    finally:
+        server.server_close()

@@ -5,13 +5,12 @@ from __future__ import annotations
 
 import os
 import socket
-import sys
 from typing import Any
 
 import click
 import msgspec
 
-from api.cli.output import Session, emit, json_option, pass_session
+from api.cli.output import Session, emit, json_option, pass_session, serve_stand_in
 from api.services.run_end import cancel, stop_all
 from api.services.runs_view import list_runs
 from api.services.schedule import schedule
@@ -114,15 +113,7 @@ def keys_sweep(session: Session, as_json: bool) -> None:
 @click.option("--port", type=int, default=0, show_default=True)
 def keys_stand_in_command(port: int) -> None:
     """Serve the key-provisioning API on 127.0.0.1 (tests, demo); token ARGUSIC_KEYS_TOKEN."""
-    server = keys_stand_in(os.environ, port)
-    sys.stdout.write(f"{server.url}\n")
-    sys.stdout.flush()
-    try:
-        server.serve_forever(0.1)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    serve_stand_in(keys_stand_in(os.environ, port))
 
 
 @click.command("runs")

@@ -8,7 +8,14 @@ from pathlib import Path
 
 import click
 
-from api.cli.output import Session, emit, json_option, pass_session, published_option
+from api.cli.output import (
+    Session,
+    emit,
+    json_option,
+    pass_session,
+    published_option,
+    serve_stand_in,
+)
 from api.services.calibrate import calibrate_files, recompute_document
 from api.services.siiq_publication import publish_check
 from api.services.siiq_report import report_markdown, siiq_report
@@ -181,12 +188,4 @@ def crosscheck_stand_in_command(port: int) -> None:
     """Serve an OpenAI-compatible chat-completions checker on 127.0.0.1 (tests, demo) that
     confirms a number only when the quoted row carries it; prints its base URL, which
     ARGUSIC_CROSSCHECK_URL takes."""
-    server = crosscheck_stand_in(port)
-    sys.stdout.write(f"{server.url}\n")
-    sys.stdout.flush()
-    try:
-        server.serve_forever(0.1)
-    except KeyboardInterrupt:
-        pass
-    finally:
-        server.server_close()
+    serve_stand_in(crosscheck_stand_in(port))
