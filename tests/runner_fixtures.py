@@ -232,3 +232,12 @@ class Rig:
     def close(self) -> None:
         for name in self.containers():
             self.runner.sandboxes.remove(name)
+
+
+@pytest.fixture
+def rig(
+    images: dict[str, str], settings: Any, ledger: Ledger, stand_in: KeyStandIn, tmp_path: Path
+) -> Iterator[Rig]:
+    made = Rig(settings, ledger, stand_in, tmp_path)
+    yield made
+    made.close()

@@ -4,7 +4,6 @@ on 127.0.0.1 (issue 12's acceptance table; budgets shrunk to seconds)."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import httpx
@@ -26,20 +25,11 @@ from domain.events import (
 from domain.runs import run_outcome, run_score
 from ledger.ledger import Ledger
 from projections.methodology import MethodologyProjection
-from tests.runner_fixtures import Rig, host_processes, images, stand_in
+from tests.runner_fixtures import Rig, host_processes, images, rig, stand_in
 
-__all__ = ["images", "stand_in"]
+__all__ = ["images", "rig", "stand_in"]
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-
-
-@pytest.fixture
-def rig(
-    images: dict[str, str], settings: Settings, ledger: Ledger, stand_in: KeyStandIn, tmp_path: Path
-) -> Iterator[Rig]:
-    made = Rig(settings, ledger, stand_in, tmp_path)
-    yield made
-    made.close()
 
 
 def model_call(stand_in: KeyStandIn, secret: str) -> int:

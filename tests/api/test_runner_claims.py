@@ -4,34 +4,21 @@ version of the run's stream, and the ledger refuses the second writer."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-from adapters.keys_stand_in import KeyStandIn
 from api.services.run_log import RunLog
 from api.services.worker import claim, run_worker
 from api.wiring import Settings, open_ledger
 from domain.events import RunClaimed
-from ledger.ledger import Ledger
-from tests.runner_fixtures import Rig, images, stand_in
+from tests.runner_fixtures import Rig, images, rig, stand_in
 
-__all__ = ["images", "stand_in"]
+__all__ = ["images", "rig", "stand_in"]
 
 pytestmark = [
     pytest.mark.postgres,
     pytest.mark.parametrize("database_url", ["postgresql"], indirect=True),
 ]
-
-
-@pytest.fixture
-def rig(
-    images: dict[str, str], settings: Settings, ledger: Ledger, stand_in: KeyStandIn, tmp_path: Path
-) -> Iterator[Rig]:
-    made = Rig(settings, ledger, stand_in, tmp_path)
-    yield made
-    made.close()
 
 
 def test_a_claim_race_has_one_winner(rig: Rig, settings: Settings) -> None:
