@@ -18,9 +18,8 @@ class BannerFinder:
     scan stays linear in the text."""
 
     def __init__(self, patterns: Sequence[str]) -> None:
-        self.pattern = (
-            Scanner("(?m)" + "|".join(f"(?:{p})" for p in patterns)) if patterns else None
-        )
+        self.sign = "(?m:" + "|".join(f"(?:{p})" for p in patterns) + ")" if patterns else None
+        self.pattern = Scanner(self.sign) if self.sign else None
 
     def __call__(self, text: str) -> Found:
         if self.pattern is None:
