@@ -157,14 +157,14 @@ class Derivation:
             if not count and not final:
                 return
             cut = text_at[count] - base if count < len(text_at) else len(held)
-            done, positions = held[:cut], [at - base for at in text_at[:count]]
+            done, at, first = held[:cut], text_at[:count], base
             del held[:cut], text_at[:count]
             base += cut
 
             def render(changed: dict[int, str]) -> bytes:
-                lines = list(done)
+                lines = list(done) if changed else done
                 for i, data in changed.items():
-                    lines[positions[i]] = with_data(lines[positions[i]], data)
+                    lines[at[i] - first] = with_data(lines[at[i] - first], data)
                 return b"".join(lines)
 
             yield self._emit(settled.edits, render)
