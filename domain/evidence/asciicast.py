@@ -45,7 +45,8 @@ Event = tuple[float, str, str]
 
 
 class _Event(msgspec.Struct, array_like=True, forbid_unknown_fields=True, gc=False):
-    """An event as `Event` decodes it, not tracked by the garbage collector."""
+    """An event as `Event` decodes it (an extra element is an error there too), not tracked by
+    the garbage collector: a chunk's thousands of events cost no collection."""
 
     time: float
     code: str
@@ -100,18 +101,20 @@ def _blocks(batches: Iterator[list[bytes]], version: int) -> Iterator[Block]:
     for batch in filter(None, batches):
         if not batch[-1].endswith(b"\n"):
             batch[-1] += b"\n"
-        events = _decoded(batch)
-        if events is None:
+        lines = _decoded(batch)
+        if lines is None:
             yield _slow_block(batch, number, version)
-        elif TEXT_CODES.issuperset(map(_code, events)):  # the common case: all text
-            yield Block(batch, list(range(number, number + len(batch))), list(map(_data, events)))
+        elif TEXT_CODES.issuperset(map(_code, lines)):  # the common case: all text
+            yield Block(batch, list(range(number, number + len(batch))), list(map(_data, lines)))
         else:
-            yield _block(batch, number, [(e.time, e.code, e.data) for e in events])
+            events = [(e.time, e.code, e.data) for e in map(_event_of, lines)]
+            yield _block(batch, number, events)
         number += len(batch)
 
 
-def _decoded(batch: list[bytes]) -> list[_Event] | None:
-    """Every line of a batch as an event, in one decoding, or None if a line is not one.
+def _decoded(batch: list[bytes]) -> list[_Line] | None:
+    """Every line of a batch, each wrapping its one event, in one decoding; None if a line is
+    not exactly one event (it is then decoded alone, to say which line and why).
 
     The lines are decoded as one array of one-element arrays, `[[line],[line],...]`: no JSON
     string holds a raw newline, so each `],[` put between two lines closes one wrapper and
@@ -120,10 +123,10 @@ def _decoded(batch: list[bytes]) -> list[_Event] | None:
         wrapped = _lines.decode(b"[[" + b"],[".join(batch) + b"]]")
     except msgspec.DecodeError:
         return None
-    return list(map(_event_of, wrapped)) if len(wrapped) == len(batch) else None
+    return wrapped if len(wrapped) == len(batch) else None
 
 
-_event_of, _code, _data = attrgetter("event"), attrgetter("code"), attrgetter("data")
+_event_of, _code, _data = attrgetter("event"), attrgetter("event.code"), attrgetter("event.data")
 
 
 def _slow_block(batch: list[bytes], number: int, version: int) -> Block:

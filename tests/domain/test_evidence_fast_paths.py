@@ -59,7 +59,7 @@ def test_a_batch_decodes_as_its_lines_do(texts: list[str], version: int) -> None
     events = _decoded(batch)
     if events is not None:  # then every line is one event, the one it decodes to alone
         each = [_event_or_none(line, n, version) for n, line in enumerate(batch)]
-        assert [(e.time, e.code, e.data) for e in events] == each
+        assert [(e.event.time, e.event.code, e.event.data) for e in events] == each
 
 
 Parsed = tuple[dict[str, Any], bytes, list[bytes], list[int], list[str]] | str
