@@ -7,8 +7,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Sequence
 from io import BytesIO
-from itertools import islice
-from operator import itemgetter
+from itertools import chain, islice
+from operator import attrgetter
 from typing import Any, NamedTuple
 
 import msgspec
@@ -40,6 +40,26 @@ one is not a recording we can show, and is never held whole (issue 16: bounded m
 
 _encode = msgspec.json.Encoder().encode
 _event = msgspec.json.Decoder(tuple[float, str, str])
+
+Event = tuple[float, str, str]
+
+
+class _Event(msgspec.Struct, array_like=True, forbid_unknown_fields=True, gc=False):
+    """An event as `Event` decodes it (an extra element is an error there too), not tracked by
+    the garbage collector: a chunk's thousands of events cost no collection."""
+
+    time: float
+    code: str
+    data: str
+
+
+class _Line(msgspec.Struct, array_like=True, forbid_unknown_fields=True, gc=False):
+    """A line wrapped in brackets: exactly one event, or the wrapper does not decode."""
+
+    event: _Event
+
+
+_lines = msgspec.json.Decoder(list[_Line])
 _raw_event = msgspec.json.Decoder(tuple[msgspec.Raw, str, str])
 _header = msgspec.json.Decoder(dict[str, Any])
 
@@ -48,7 +68,19 @@ def parse(lines: Iterable[bytes]) -> tuple[dict[str, Any], bytes, Iterator[Block
     """The header (decoded and as its exact line), and the lines after it in blocks, decoded
     lazily (a bad line raises RecordingError when its block is reached)."""
     source = iter(lines)
-    first = next(source, b"")
+    return _parsed(next(source, b""), iter(lambda: list(islice(source, BLOCK)), []))
+
+
+def parse_chunks(chunks: Iterable[bytes]) -> tuple[dict[str, Any], bytes, Iterator[Block]]:
+    """`parse(split_lines(chunks))`, the lines split and decoded a chunk at a time."""
+    batches = filter(None, _line_batches(chunks))
+    first = next(batches, [b""])
+    return _parsed(first[0], chain([first[1:]], batches))
+
+
+def _parsed(
+    first: bytes, batches: Iterator[list[bytes]]
+) -> tuple[dict[str, Any], bytes, Iterator[Block]]:
     try:
         header = _header.decode(first)
     except msgspec.DecodeError as e:
@@ -60,32 +92,41 @@ def parse(lines: Iterable[bytes]) -> tuple[dict[str, Any], bytes, Iterator[Block
     return (
         header,
         first if first.endswith(b"\n") else first + b"\n",
-        _blocks(source, header["version"]),
+        _blocks(batches, header["version"]),
     )
 
 
-Event = tuple[float, str, str]
-
-
-def _blocks(source: Iterator[bytes], version: int) -> Iterator[Block]:
+def _blocks(batches: Iterator[list[bytes]], version: int) -> Iterator[Block]:
     number = 0
-    while batch := list(islice(source, BLOCK)):
+    for batch in filter(None, batches):
         if not batch[-1].endswith(b"\n"):
             batch[-1] += b"\n"
-        try:
-            events = list(map(_event.decode, batch))
-        except msgspec.DecodeError:
+        lines = _decoded(batch)
+        if lines is None:
             yield _slow_block(batch, number, version)
+        elif TEXT_CODES.issuperset(map(_code, lines)):  # the common case: all text
+            yield Block(batch, list(range(number, number + len(batch))), list(map(_data, lines)))
         else:
-            if TEXT_CODES.issuperset(map(itemgetter(1), events)):  # the common case: all text
-                yield Block(
-                    batch,
-                    list(range(number, number + len(batch))),
-                    list(map(itemgetter(2), events)),
-                )
-            else:
-                yield _block(batch, number, events)
+            events = [(e.time, e.code, e.data) for e in map(_event_of, lines)]
+            yield _block(batch, number, events)
         number += len(batch)
+
+
+def _decoded(batch: list[bytes]) -> list[_Line] | None:
+    """Every line of a batch, each wrapping its one event, in one decoding; None if a line is
+    not exactly one event (it is then decoded alone, to say which line and why).
+
+    The lines are decoded as one array of one-element arrays, `[[line],[line],...]`: no JSON
+    string holds a raw newline, so each `],[` put between two lines closes one wrapper and
+    opens the next; with as many wrappers as lines, each line is exactly one event."""
+    try:
+        wrapped = _lines.decode(b"[[" + b"],[".join(batch) + b"]]")
+    except msgspec.DecodeError:
+        return None
+    return wrapped if len(wrapped) == len(batch) else None
+
+
+_event_of, _code, _data = attrgetter("event"), attrgetter("event.code"), attrgetter("event.data")
 
 
 def _slow_block(batch: list[bytes], number: int, version: int) -> Block:
@@ -119,15 +160,21 @@ def _event_or_none(line: bytes, number: int, version: int) -> Event | None:
 def split_lines(chunks: Iterable[bytes]) -> Iterator[bytes]:
     """The lines of a file read in chunks, each with its newline (the last one may have none);
     a line growing past `MAX_LINE` is a RecordingError."""
+    for batch in _line_batches(chunks):
+        yield from batch
+
+
+def _line_batches(chunks: Iterable[bytes]) -> Iterator[list[bytes]]:
+    """The lines of `split_lines`, a chunk's complete lines at a time."""
     rest = b""
     for chunk in chunks:
         lines = BytesIO(rest + chunk).readlines()
         rest = lines.pop() if lines and not lines[-1].endswith(b"\n") else b""
         if len(rest) > MAX_LINE:
             raise RecordingError(f"a line longer than {MAX_LINE:,} bytes")
-        yield from lines
+        yield lines
     if rest:
-        yield rest
+        yield [rest]
 
 
 def with_data(line: bytes, data: str) -> bytes:
@@ -143,7 +190,7 @@ def header_line(header: dict[str, Any]) -> bytes:
 def timings(chunks: Iterable[bytes]) -> list[bytes]:
     """The time of every event of a recording, as written: what a transform must leave as it
     was (raises RecordingError if the recording does not parse)."""
-    header, _, blocks = parse(split_lines(chunks))
+    header, _, blocks = parse_chunks(chunks)
     return [
         bytes(_raw_event.decode(line)[0])
         for block in blocks

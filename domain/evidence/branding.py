@@ -18,9 +18,10 @@ class BannerFinder:
     scan stays linear in the text."""
 
     def __init__(self, patterns: Sequence[str]) -> None:
-        self.pattern = (
-            Scanner("(?m)" + "|".join(f"(?:{p})" for p in patterns)) if patterns else None
-        )
+        self.sign = "(?m:" + "|".join(f"(?:{p})" for p in patterns) + ")" if patterns else None
+        self.pattern = Scanner(self.sign) if self.sign else None
+        if self.pattern is not None:  # configured data: one RE2 refuses fails here, not mid-file
+            _ = self.pattern.text
 
     def __call__(self, text: str) -> Found:
         if self.pattern is None:

@@ -17,6 +17,8 @@ from itertools import accumulate
 from operator import add
 from typing import NamedTuple
 
+from domain.evidence.scan import Scanner
+
 ANSI = re.compile(
     r"\x1b(?:\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves
     r"|\][^\x07\x1b]*(?:\x07|\x1b\\)"  # OSC: window titles, links
@@ -51,6 +53,9 @@ class Stage(NamedTuple):
     mask: str = "*"
     keep: str = "\r\n"
     on_open: str = "a match never ended"
+    sign: str | None = None
+    """An RE2 pattern found wherever the finder may find anything (text without it is not given
+    to the finder); None: the finder reads every text."""
 
 
 class Settled(NamedTuple):
@@ -79,6 +84,10 @@ class Masker:
     def __init__(self, stages: Sequence[Stage], *, reach: int = REACH, chunk: int = CHUNK) -> None:
         self.stages = list(stages)
         self.reach, self.chunk = reach, chunk
+        signs = [f"(?:{stage.sign})" for stage in self.stages if stage.sign is not None]
+        self.signs = Scanner("|".join(signs)) if len(signs) > 1 else None
+        """One scan for the signs of several stages: most of a large file has none, and is then
+        read once, not once a stage."""
         self.pending: list[str] = []
         self.size = 0
         self.counts: list[Counter[str]] = [Counter() for _ in self.stages]
@@ -102,9 +111,15 @@ class Masker:
         starts = [0, *accumulate(map(len, pieces))]
         raw_edits = _RawEdits(pieces, starts, raw, layout)
         changed: dict[int, str] = {}
-        found, edits = [], []
+        found: list[list[Span]] = []
+        edits = []
+        # Only a window of a large file: the automaton of the signs is worth building there.
+        quiet = not final and self.signs is not None and not self.signs.search(text)
         for stage in self.stages:
-            hit = stage.finder(text)
+            # With no sign in the text, a stage whose sign it is finds nothing, as long as the
+            # stages before it left the text as it was.
+            unread = quiet and stage.sign is not None and not any(found)
+            hit = Found([], None) if unread else stage.finder(text)
             if hit.open_from is not None:
                 if final or len(text) - hit.open_from > self.reach:
                     raise Withhold(stage.on_open)

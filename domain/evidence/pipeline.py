@@ -13,7 +13,7 @@ from typing import Any, NamedTuple
 import msgspec
 
 from domain.evidence import branding, generated_keys, redaction
-from domain.evidence.asciicast import header_line, parse, split_lines, with_data
+from domain.evidence.asciicast import header_line, parse_chunks, with_data
 from domain.evidence.masking import Masker, Settled, Stage, mask_text
 
 LOG_PIECE = 1 << 16
@@ -38,24 +38,24 @@ class Applied(msgspec.Struct, frozen=True, kw_only=True):
 
 def security_redaction(model_keys: Iterable[str]) -> list[Transform]:
     """Section 17, applied as the bytes arrive, before anything is stored: credentials."""
-    return [
-        Transform(
-            redaction.NAME, redaction.VERSION, Stage(redaction.CredentialFinder(list(model_keys)))
-        )
-    ]
+    finder = redaction.CredentialFinder(list(model_keys))
+    return [Transform(redaction.NAME, redaction.VERSION, Stage(finder, sign=finder.sign))]
 
 
 def presentation(banners: Iterable[str]) -> list[Transform]:
     """Section 17, on the served copy only: generated-key masking, then neutral branding."""
+    banner = branding.BannerFinder(list(banners))
     return [
         Transform(
             generated_keys.NAME,
             generated_keys.VERSION,
-            Stage(generated_keys.find_key_bodies, on_open=generated_keys.OPEN_REASON),
+            Stage(
+                generated_keys.find_key_bodies,
+                on_open=generated_keys.OPEN_REASON,
+                sign=generated_keys.BEGIN.pattern,
+            ),
         ),
-        Transform(
-            branding.NAME, branding.VERSION, Stage(branding.BannerFinder(list(banners)), mask=" ")
-        ),
+        Transform(branding.NAME, branding.VERSION, Stage(banner, mask=" ", sign=banner.sign)),
     ]
 
 
@@ -143,7 +143,7 @@ class Derivation:
     def cast(self, chunks: Iterable[bytes]) -> Iterator[bytes]:
         """An asciicast recording: the header's strings and the text of output and input events;
         times, codes and every other line stay as they were."""
-        header, first, blocks = parse(split_lines(self._read(chunks)))
+        header, first, blocks = parse_chunks(self._read(chunks))
         first = self._header(header, first)
         self.outputs.update([first] * len(self.transforms))
         yield first
@@ -157,14 +157,14 @@ class Derivation:
             if not count and not final:
                 return
             cut = text_at[count] - base if count < len(text_at) else len(held)
-            done, positions = held[:cut], [at - base for at in text_at[:count]]
+            done, at, first = held[:cut], text_at[:count], base
             del held[:cut], text_at[:count]
             base += cut
 
             def render(changed: dict[int, str]) -> bytes:
-                lines = list(done)
+                lines = list(done) if changed else done
                 for i, data in changed.items():
-                    lines[positions[i]] = with_data(lines[positions[i]], data)
+                    lines[at[i] - first] = with_data(lines[at[i] - first], data)
                 return b"".join(lines)
 
             yield self._emit(settled.edits, render)

@@ -45,6 +45,7 @@ PATTERNS: dict[str, str] = {
     "password_argument": r"(?:--pass(?:word|wd)?(?:[ \t]+|=)|[ \t]-p[ \t]*)([^\s'\"-][^\s'\"]{7,})",
 }
 """Credential forms; a match (its group, where it has one) is masked."""
+_GROUPS = {kind: re.compile(pattern).groups for kind, pattern in PATTERNS.items()}
 GUESSED = frozenset(
     {"sk_key", "url_credential", "secret_assignment", "authorization", "password_argument"}
 )
@@ -143,13 +144,17 @@ class CredentialFinder:
         groups = [f"(?P<run_model_key>{literals})"] if fragments else []
         groups += [f"(?P<{kind}>{pattern})" for kind, pattern in PATTERNS.items()]
         self.pattern = Scanner("|".join(groups))
+        self.sign = "|".join(([literals] if fragments else []) + list(PATTERNS.values()))
+        """The same forms, their groups unnamed (a text without them has nothing to find)."""
         self.known = Scanner(literals) if fragments else None
-        self.forms = {index: form for form, index in self.pattern.groupindex.items()}
-        self.value_group = {
-            kind: self.pattern.groupindex[kind] + 1
-            for kind, pattern in PATTERNS.items()
-            if re.compile(pattern).groups
-        }
+        self.forms: dict[int, str] = {}
+        self.value_group: dict[str, int] = {}
+        index = 1  # counted here: the automaton is built only when a text is scanned
+        for form in ["run_model_key"] * bool(fragments) + list(PATTERNS):
+            self.forms[index] = form
+            if _GROUPS.get(form):
+                self.value_group[form] = index + 1
+            index += 1 + _GROUPS.get(form, 0)
 
     def __call__(self, text: str, offset: int = 0) -> Found:
         spans: list[Span] = []

@@ -5,6 +5,7 @@ offset conversion per match)."""
 from __future__ import annotations
 
 from collections.abc import Iterator
+from functools import cached_property
 from typing import Any
 
 import re2
@@ -14,12 +15,19 @@ _LARGE.max_mem = 64 << 20  # the fragments of a long key make a large automaton
 
 
 class Scanner:
-    """One RE2 pattern, compiled for text and for ASCII bytes."""
+    """One RE2 pattern, compiled for text and for ASCII bytes, each when first needed (a large
+    automaton takes tens of milliseconds to build, and a small file needs one of them)."""
 
     def __init__(self, pattern: str) -> None:
-        self.text = re2.compile(pattern, options=_LARGE)
-        self.ascii = re2.compile(pattern.encode(), options=_LARGE)
-        self.groupindex: dict[str, int] = self.text.groupindex
+        self.pattern = pattern
+
+    @cached_property
+    def text(self) -> Any:
+        return re2.compile(self.pattern, options=_LARGE)
+
+    @cached_property
+    def ascii(self) -> Any:
+        return re2.compile(self.pattern.encode(), options=_LARGE)
 
     def finditer(self, text: str) -> Iterator[Any]:
         """Matches whose spans are offsets in `text` (use them, not the matched values)."""
@@ -28,4 +36,6 @@ class Scanner:
         return self.text.finditer(text)  # type: ignore[no-any-return]
 
     def search(self, text: str) -> bool:
+        if text.isascii():
+            return self.ascii.search(text.encode("ascii")) is not None
         return self.text.search(text) is not None
