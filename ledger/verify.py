@@ -127,7 +127,7 @@ class _Walk:
         end, done = self.size + len(leaves), 0
         while done < len(leaves):
             upto = min(self.next_checkpoint.size, end) if self.next_checkpoint else end
-            taken = leaves[done : done + upto - self.size]
+            taken = leaves[done : done + max(upto - self.size, 0)]
             done += len(taken)
             self.size, self.frontier, completed = extend(
                 self.size, self.frontier, taken, KEEP_FROM_LEVEL
