@@ -55,6 +55,7 @@ test: install postgres docker browser methodology-checks
 
 bench: install postgres docker
 	$(BIN)/python scripts/bench_ledger.py
+	$(BIN)/python scripts/bench_scale.py
 	$(BIN)/python scripts/bench_methodology.py
 	$(BIN)/python scripts/bench_siiq.py
 	$(BIN)/python scripts/bench_evidence.py

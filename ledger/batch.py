@@ -1,5 +1,5 @@
-"""A batch of events on top of a checkpoint: its rows at once, its Merkle nodes and signed
-checkpoint on demand, rebuilt on a newer head when another writer got there first."""
+"""A batch of events on top of a checkpoint: its rows, Merkle nodes and signed checkpoint on
+demand, rebuilt on a newer head when another writer got there first."""
 
 from __future__ import annotations
 
@@ -43,10 +43,6 @@ class Batch:
         if not entries:
             raise ValueError("nothing to append")
         self.head, self.entries, self.sealer = head, entries, sealer
-        self.events = [
-            StoredRow(head.size + i, e.stream, e.version, e.type, e.canonical, sha256(e.canonical))
-            for i, e in enumerate(entries, 1)
-        ]
         self._sealed: tuple[list[NodeRow], Checkpoint] | None = None
 
     def sealed(self) -> tuple[list[NodeRow], Checkpoint]:
@@ -59,6 +55,11 @@ class Batch:
             )
             self._sealed = nodes, self.sealer.seal(size, frontier, previous=start)
         return self._sealed
+
+    def rows(self) -> list[StoredRow]:
+        """The batch's events as stored, each with its position and SHA-256."""
+        first = self.head.size + 1
+        return [StoredRow(first + i, *e, sha256(e.canonical)) for i, e in enumerate(self.entries)]
 
     def rebased(self, head: Checkpoint) -> Batch:
         return Batch(head, self.entries, self.sealer)

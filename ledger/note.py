@@ -10,6 +10,7 @@ import base64
 import binascii
 import hashlib
 from dataclasses import dataclass
+from functools import cached_property
 
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
@@ -50,9 +51,13 @@ class Verifier:
     name: str
     public_key: bytes
 
-    @property
+    @cached_property
     def key_id(self) -> bytes:
         return key_id(self.name, self.public_key)
+
+    @cached_property
+    def _key(self) -> Ed25519PublicKey:
+        return Ed25519PublicKey.from_public_bytes(self.public_key)
 
     def __str__(self) -> str:
         encoded = base64.b64encode(ED25519 + self.public_key).decode()
@@ -68,7 +73,7 @@ class Verifier:
 
     def verify(self, message: bytes, signature: bytes) -> bool:
         try:
-            Ed25519PublicKey.from_public_bytes(self.public_key).verify(signature, message)
+            self._key.verify(signature, message)
         except InvalidSignature:
             return False
         return True
@@ -102,7 +107,7 @@ class Signer:
         encoded = base64.b64encode(ED25519 + seed).decode()
         return f"PRIVATE+KEY+{self.name}+{self.verifier.key_id.hex()}+{encoded}"
 
-    @property
+    @cached_property
     def verifier(self) -> Verifier:
         public = self.private_key.public_key().public_bytes(Encoding.Raw, PublicFormat.Raw)
         return Verifier(self.name, public)

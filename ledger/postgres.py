@@ -14,7 +14,7 @@ from psycopg.rows import tuple_row
 from psycopg.sql import SQL, Identifier
 from psycopg_pool import PoolTimeout
 
-from ledger.batch import NodeRow, StoredRow
+from ledger.batch import Batch, NodeRow
 from ledger.migrations import Migration
 from ledger.sealing import Checkpoint
 from ledger.store import LedgerRecorder
@@ -116,30 +116,30 @@ class PostgresLedgerRecorder(LedgerRecorder):
     def _insert_batch(
         self,
         cursor: Cursor[Any],
-        events: list[StoredRow],
+        batch: Batch,
         nodes: list[NodeRow],
         checkpoint: Checkpoint,
     ) -> None:
         # One statement: the events, the nodes and the checkpoint sealing them, each insert a
         # part of it, so all are stored or none (a taken position, stream version or
-        # predecessor refuses the whole statement).
-        _, streams, versions, types, canonicals, hashes = zip(*events, strict=True)
+        # predecessor refuses the whole statement). Positions and each event's SHA-256 are
+        # computed by the server, in C, from the bytes it stores.
+        streams, versions, types, canonicals = zip(*batch.entries, strict=True)
         levels, indexes, node_hashes = zip(*nodes, strict=True) if nodes else ((), (), ())
         cursor.execute(
             "WITH events AS (INSERT INTO ledger_events"
-            " SELECT %b + n - 1, stream, version, type, canonical, hash"
-            " FROM unnest(%b::text[], %b::bigint[], %b::text[], %b::bytea[], %b::bytea[])"
-            " WITH ORDINALITY AS batch(stream, version, type, canonical, hash, n)),"
+            " SELECT %b + n, stream, version, type, canonical, sha256(canonical)"
+            " FROM unnest(%b::text[], %b::bigint[], %b::text[], %b::bytea[])"
+            " WITH ORDINALITY AS batch(stream, version, type, canonical, n)),"
             " nodes AS (INSERT INTO ledger_merkle_nodes"
             " SELECT * FROM unnest(%b::smallint[], %b::bigint[], %b::bytea[]))"
             " INSERT INTO ledger_checkpoints VALUES (%b, %b, %b, %b, %b, %b)",
             (
-                events[0].position,
+                batch.head.size,
                 list(streams),
                 list(versions),
                 list(types),
                 list(canonicals),
-                list(hashes),
                 list(levels),
                 list(indexes),
                 list(node_hashes),

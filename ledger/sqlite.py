@@ -10,7 +10,7 @@ from typing import Any
 from eventsourcing.persistence import IntegrityError, OperationalError, PersistenceError
 from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore
 
-from ledger.batch import NodeRow, StoredRow
+from ledger.batch import Batch, NodeRow
 from ledger.migrations import Migration
 from ledger.sealing import Checkpoint
 from ledger.store import LedgerRecorder
@@ -75,11 +75,11 @@ class SQLiteLedgerRecorder(LedgerRecorder):
     def _insert_batch(
         self,
         cursor: SQLiteCursor,
-        events: list[StoredRow],
+        batch: Batch,
         nodes: list[NodeRow],
         checkpoint: Checkpoint,
     ) -> None:
-        cursor.executemany("INSERT INTO ledger_events VALUES (?, ?, ?, ?, ?, ?)", events)
+        cursor.executemany("INSERT INTO ledger_events VALUES (?, ?, ?, ?, ?, ?)", batch.rows())
         cursor.executemany("INSERT INTO ledger_merkle_nodes VALUES (?, ?, ?)", nodes)
         self._insert_checkpoint(cursor, checkpoint)
 

@@ -171,7 +171,7 @@ class LedgerRecorder(ApplicationRecorder, ABC):
             try:
                 with self._batch_transaction() as cursor:
                     nodes, checkpoint = batch.sealed()
-                    self._insert_batch(cursor, batch.events, nodes, checkpoint)
+                    self._insert_batch(cursor, batch, nodes, checkpoint)
                     # the next batch is taken and prepared while the database stores this one
                     following = following or next(upcoming, None)
                     successor = (
@@ -216,9 +216,10 @@ class LedgerRecorder(ApplicationRecorder, ABC):
 
     @abstractmethod
     def _insert_batch(
-        self, cursor: Any, events: list[StoredRow], nodes: list[NodeRow], checkpoint: Checkpoint
+        self, cursor: Any, batch: Batch, nodes: list[NodeRow], checkpoint: Checkpoint
     ) -> None:
-        """Store a batch: its events, its completed Merkle nodes and its checkpoint."""
+        """Store a batch: its events (`batch.rows()`, or their columns with the SHA-256 of
+        each computed by the database), its completed Merkle nodes and its checkpoint."""
 
     def _insert_checkpoint(self, cursor: Any, checkpoint: Checkpoint) -> None:
         self._execute(cursor, INSERT_CHECKPOINT, checkpoint.row())

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
 from typing import Any
 
 import msgspec
@@ -124,13 +124,14 @@ class _Walk:
             self.flag(start.size, reason)
 
     def add(self, leaves: list[bytes]) -> None:
-        while leaves:
-            boundary = self.next_checkpoint.size if self.next_checkpoint else None
-            take = len(leaves) if boundary is None else min(len(leaves), boundary - self.size)
+        end, done = self.size + len(leaves), 0
+        while done < len(leaves):
+            upto = min(self.next_checkpoint.size, end) if self.next_checkpoint else end
+            taken = leaves[done : done + max(upto - self.size, 0)]
+            done += len(taken)
             self.size, self.frontier, completed = extend(
-                self.size, self.frontier, leaves[:take], KEEP_FROM_LEVEL
+                self.size, self.frontier, taken, KEEP_FROM_LEVEL
             )
-            leaves = leaves[take:]
             for level, idx, node in completed:
                 if self.nodes.pop((level, idx), None) != node:
                     self.flag(
@@ -192,15 +193,21 @@ def verify_range(
         raise ValueError(f"no checkpoint of size {after} to start from")
     walk = _Walk(recorder, start, upto)
     expected, problem = after + 1, None
-    while problem is None:
-        page = recorder.select_tuples(expected - 1, upto, PAGE)
-        found, problem = leaves(page, expected)
-        walk.add(found)
-        expected += len(found)
-        if progress:
-            progress(expected - 1 - after)
-        if len(page) < PAGE:
-            break
+    # The next page is read in a thread while this one is checked: the database and the
+    # driver's wait overlap the hashing, which holds the interpreter.
+    with ThreadPoolExecutor(1) as reader:
+        upcoming = reader.submit(recorder.select_tuples, after, upto, PAGE)
+        while problem is None:
+            page = upcoming.result()
+            if len(page) == PAGE:
+                upcoming = reader.submit(recorder.select_tuples, page[-1][0], upto, PAGE)
+            found, problem = leaves(page, expected)
+            walk.add(found)
+            expected += len(found)
+            if progress:
+                progress(expected - 1 - after)
+            if len(page) < PAGE:
+                break
     if problem is None and upto is not None and expected <= upto:
         problem = Problem(expected, f"event {expected} is missing")
     if problem is not None:
