@@ -4,6 +4,7 @@ position order, and prove what the signed checkpoints say."""
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import NamedTuple
 
@@ -103,16 +104,37 @@ class Ledger:
 
     def rows(self, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
         """Stored events after `after` up to `upto`, streamed page by page."""
-        while True:
-            page = self.recorder.select_rows(after, upto, PAGE)
+        for page in self._pages(after, upto):
             yield from page
-            if len(page) < PAGE:
-                return
-            after = page[-1].position
 
     def events(self, after: int = 0, upto: int | None = None) -> Iterator[RecordedEvent]:
-        for row in self.rows(after, upto):
-            yield _recorded(row)
+        """The events after `after` up to `upto`, each envelope decoded once, its stream,
+        version and hash taken from the row's columns."""
+        for page in self._pages(after, upto):
+            for position, stream, version, _, canonical, hash_ in page:
+                body = codec.decode_body(canonical)
+                yield RecordedEvent(
+                    position=position,
+                    stream=stream,
+                    version=version,
+                    recorded_at=body.recorded_at,
+                    hash=hash_,
+                    event=body.event,
+                )
+
+    def _pages(self, after: int, upto: int | None) -> Iterator[list[StoredRow]]:
+        """Pages of rows; past the first, each page is read on a worker thread while the
+        caller works through the one before (the database's work overlaps the decoding)."""
+        page = self.recorder.select_rows(after, upto, PAGE)
+        if len(page) < PAGE:
+            yield page
+            return
+        with ThreadPoolExecutor(1, thread_name_prefix="ledger-pages") as reader:
+            while len(page) == PAGE:
+                following = reader.submit(self.recorder.select_rows, page[-1][0], upto, PAGE)
+                yield page
+                page = following.result()
+        yield page
 
     def stream(self, stream: str) -> list[RecordedEvent]:
         return [_recorded(row) for row in self.recorder.select_stream(stream)]
