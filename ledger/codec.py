@@ -40,8 +40,17 @@ class Header(msgspec.Struct, frozen=True):
         return self.event.type
 
 
+class Body(msgspec.Struct, frozen=True):
+    """What a reader of events needs from an envelope whose stream and version are already
+    known (the row's columns): the event and when it was recorded; the rest is skipped."""
+
+    event: DomainEvent
+    recorded_at: datetime
+
+
 _encoder = msgspec.json.Encoder(order="sorted")
 _envelope_decoder = msgspec.json.Decoder(Envelope)
+_body_decoder = msgspec.json.Decoder(Body)
 _header_decoder = msgspec.json.Decoder(Header)
 
 
@@ -62,6 +71,10 @@ def encode_json(value: object) -> bytes:
 
 def decode(canonical: bytes) -> Envelope:
     return _envelope_decoder.decode(canonical)
+
+
+def decode_body(canonical: bytes | str) -> Body:
+    return _body_decoder.decode(canonical)
 
 
 def decode_header(canonical: bytes) -> Header:

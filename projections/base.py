@@ -6,7 +6,9 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import gc
+from collections.abc import Iterable, Iterator
+from contextlib import contextmanager
 from typing import Protocol, TypeVar
 
 from ledger.ledger import RecordedEvent
@@ -27,6 +29,22 @@ class Projection(Protocol[M]):
 def fold(projection: Projection[M], events: Iterable[RecordedEvent], model: M | None = None) -> M:
     """Apply events in order to `model` (a fresh initial model by default)."""
     current = projection.initial() if model is None else model
-    for recorded in events:
-        current = projection.apply(current, recorded)
+    with collector_paused():
+        for recorded in events:
+            current = projection.apply(current, recorded)
     return current
+
+
+@contextmanager
+def collector_paused() -> Iterator[None]:
+    """Python's cycle collector held off while a model is built. A fold allocates millions of
+    objects that outlive it and makes no cycles, and each time the collector ran it walked the
+    growing model again: a third of a rebuild's time. Reference counting still frees garbage;
+    the collector runs again after (a fold inside another leaves it to the outer one)."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()

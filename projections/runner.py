@@ -10,7 +10,7 @@ import msgspec
 
 from ledger.codec import encode_json
 from ledger.ledger import Ledger
-from projections.base import M, Projection, fold
+from projections.base import M, Projection, collector_paused, fold
 
 
 class ReadModel(Generic[M]):
@@ -26,7 +26,8 @@ class ReadModel(Generic[M]):
         if found is None:
             return 0, self.projection.initial()
         position, model = found
-        return position, msgspec.json.decode(model, type=self.projection.model_type)
+        with collector_paused():
+            return position, msgspec.json.decode(model, type=self.projection.model_type)
 
     def catch_up(self, progress: Callable[[int], None] | None = None) -> tuple[int, M]:
         """Apply the events recorded since the stored position; store model and position."""
@@ -48,9 +49,10 @@ class ReadModel(Generic[M]):
         self, position: int, model: M, progress: Callable[[int], None] | None
     ) -> tuple[int, M]:
         head = self.ledger.size()
-        for recorded in self.ledger.events(position, head):
-            model = self.projection.apply(model, recorded)
-            if progress and recorded.position % 10_000 == 0:
-                progress(recorded.position)
+        with collector_paused():
+            for recorded in self.ledger.events(position, head):
+                model = self.projection.apply(model, recorded)
+                if progress and recorded.position % 10_000 == 0:
+                    progress(recorded.position)
         self.ledger.recorder.save_projection(self.projection.name, head, encode_json(model))
         return head, model
