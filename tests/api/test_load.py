@@ -165,11 +165,17 @@ def request(kind: str, known: int, runs: list[str], rng: random.Random) -> str:
 
 
 async def client(
-    origin: str, count: int, kinds: list[str], publications: Publications, deadline: float
+    origin: str,
+    count: int,
+    kinds: list[str],
+    publications: Publications,
+    *,
+    deadline: float,
+    seed: int,
 ) -> list[Answer]:
     """Up to `count` requests on one kept-alive connection, the kinds in turn, back to back,
     until `deadline` (a `time.perf_counter()`)."""
-    rng = random.Random(len(kinds))
+    rng = random.Random(seed)
     answers = []
     async with httpx.AsyncClient(base_url=origin, timeout=60) as http:
         for n in range(count):
@@ -210,7 +216,14 @@ def mixed_load(
     async def together() -> list[list[Answer]]:
         return await asyncio.gather(
             *(
-                client(origin, requests // clients, kinds[c:] + kinds[:c], publications, deadline)
+                client(
+                    origin,
+                    requests // clients,
+                    kinds[c % len(kinds) :] + kinds[: c % len(kinds)],
+                    publications,
+                    deadline=deadline,
+                    seed=c,
+                )
                 for c in range(clients)
             )
         )
