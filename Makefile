@@ -63,6 +63,7 @@ bench: install postgres docker
 	$(BIN)/python scripts/bench_siiq_updates.py
 	$(BIN)/python scripts/bench_runner.py
 	$(BIN)/python scripts/bench_web.py
+	$(BIN)/python scripts/bench_load.py
 
 lint: install
 	$(BIN)/ruff check .
