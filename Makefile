@@ -51,7 +51,7 @@ methodology-checks: install
 # ARGUSIC_REQUIRE_SERVICES turns a missing PostgreSQL, Docker or Chromium into a failure, never a
 # skip.
 test: install postgres docker browser methodology-checks
-	ARGUSIC_REQUIRE_SERVICES=1 $(BIN)/python -m pytest
+	ARGUSIC_REQUIRE_SERVICES=1 $(BIN)/python -m pytest -n auto --dist loadgroup
 
 bench: install postgres docker
 	$(BIN)/python scripts/bench_ledger.py

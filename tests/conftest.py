@@ -172,3 +172,19 @@ def load_bundled_demo(settings: Settings, ledger: Ledger) -> DemoReport:
         home=settings.home,
         clock=argusic.clock,
     )
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """`make test` spreads the tests over the cores (pytest-xdist, `--dist loadgroup`); tests that
+    share one outside resource run in one process, one after the other: the Docker engine's
+    sandboxes (a sweep removes every sandbox its own ledger does not own), the browser session of
+    the page tests, the fault tests' database restarts and mounts."""
+    docker = ("test_docker_sandbox.py", "test_runner.py", "test_runner_claims.py")
+    for item in items:
+        path = item.path.as_posix()
+        if item.path.name in docker or "images" in getattr(item, "fixturenames", ()):
+            item.add_marker(pytest.mark.xdist_group("docker"))
+        elif path.endswith("tests/api/web/test_pages_in_browser.py"):
+            item.add_marker(pytest.mark.xdist_group("browser"))
+        elif "/tests/faults/" in path:
+            item.add_marker(pytest.mark.xdist_group("faults"))
