@@ -3,7 +3,7 @@ position order, and prove what the signed checkpoints say."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
 from typing import Any, NamedTuple, TypeVar
@@ -28,6 +28,24 @@ from ledger.store import LedgerRecorder, stored_row
 
 PAGE = 10_000
 R = TypeVar("R", bound=Sequence[Any])
+
+
+def prefetched_pages(
+    select: Callable[[int, int | None, int], list[R]], after: int, upto: int | None
+) -> Generator[list[R], None, None]:
+    """Pages of `select`'s rows after `after` up to `upto`; past the first, each page is read
+    on a worker thread while the caller works through the one before (the database's work
+    overlaps ours)."""
+    page = select(after, upto, PAGE)
+    if len(page) < PAGE:
+        yield page
+        return
+    with ThreadPoolExecutor(1, thread_name_prefix="ledger-pages") as reader:
+        while len(page) == PAGE:
+            following = reader.submit(select, page[-1][0], upto, PAGE)
+            yield page
+            page = following.result()
+    yield page
 
 
 class LedgerIntegrityError(IntegrityFailure):
@@ -105,13 +123,13 @@ class Ledger:
 
     def rows(self, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
         """Stored events after `after` up to `upto`, streamed page by page."""
-        for page in self._pages(self.recorder.select_rows, after, upto):
+        for page in prefetched_pages(self.recorder.select_rows, after, upto):
             yield from page
 
     def events(self, after: int = 0, upto: int | None = None) -> Iterator[RecordedEvent]:
         """The events after `after` up to `upto`, each envelope decoded once, its stream,
         version and hash taken from the row's columns as the driver returns them."""
-        for page in self._pages(self.recorder.select_tuples, after, upto):
+        for page in prefetched_pages(self.recorder.select_tuples, after, upto):
             for row in page:
                 position, stream, version, _, canonical, hash_ = row
                 if type(hash_) is not bytes:  # a column rewritten as another type
@@ -125,23 +143,6 @@ class Ledger:
                     hash=hash_,
                     event=body.event,
                 )
-
-    @staticmethod
-    def _pages(
-        select: Callable[[int, int | None, int], list[R]], after: int, upto: int | None
-    ) -> Iterator[list[R]]:
-        """Pages of `select`'s rows; past the first, each page is read on a worker thread
-        while the caller works through the one before (the database's work overlaps ours)."""
-        page = select(after, upto, PAGE)
-        if len(page) < PAGE:
-            yield page
-            return
-        with ThreadPoolExecutor(1, thread_name_prefix="ledger-pages") as reader:
-            while len(page) == PAGE:
-                following = reader.submit(select, page[-1][0], upto, PAGE)
-                yield page
-                page = following.result()
-        yield page
 
     def stream(self, stream: str) -> list[RecordedEvent]:
         return [_recorded(row) for row in self.recorder.select_stream(stream)]

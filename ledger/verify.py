@@ -13,14 +13,15 @@ from __future__ import annotations
 import hashlib
 import multiprocessing
 from collections.abc import Callable, Iterator
-from concurrent.futures import ProcessPoolExecutor, ThreadPoolExecutor, as_completed
+from concurrent.futures import ProcessPoolExecutor, as_completed
+from contextlib import closing
 from typing import Any
 
 import msgspec
 
 from ledger import codec
 from ledger.batch import KEEP_FROM_LEVEL, StoredRow
-from ledger.ledger import PAGE, Ledger
+from ledger.ledger import Ledger, prefetched_pages
 from ledger.merkle import extend, leaf_hash, root_from_frontier
 from ledger.sealing import Checkpoint
 from ledger.store import LedgerRecorder, stored_row
@@ -193,20 +194,16 @@ def verify_range(
         raise ValueError(f"no checkpoint of size {after} to start from")
     walk = _Walk(recorder, start, upto)
     expected, problem = after + 1, None
-    # The next page is read in a thread while this one is checked: the database and the
+    # Each next page is read in a thread while this one is checked: the database and the
     # driver's wait overlap the hashing, which holds the interpreter.
-    with ThreadPoolExecutor(1) as reader:
-        upcoming = reader.submit(recorder.select_tuples, after, upto, PAGE)
-        while problem is None:
-            page = upcoming.result()
-            if len(page) == PAGE:
-                upcoming = reader.submit(recorder.select_tuples, page[-1][0], upto, PAGE)
+    with closing(prefetched_pages(recorder.select_tuples, after, upto)) as pages:
+        for page in pages:
             found, problem = leaves(page, expected)
             walk.add(found)
             expected += len(found)
             if progress:
                 progress(expected - 1 - after)
-            if len(page) < PAGE:
+            if problem is not None:
                 break
     if problem is None and upto is not None and expected <= upto:
         problem = Problem(expected, f"event {expected} is missing")

@@ -8,7 +8,9 @@ import json
 import pytest
 
 from api.wiring import Settings
+from ledger import ledger as ledger_module
 from ledger.ledger import Ledger
+from ledger.verify import verify
 from tests.conftest import append_editions, argusic, is_postgres, raw_execute
 
 EVENTS = 40
@@ -204,3 +206,17 @@ def test_a_range_covers_its_events_from_the_checkpoint_before_it(
     raw_execute(settings, flip_one_byte(settings, 9))
     code, report = verify_both(cli_env, "--from", "10", "--to", "32")
     assert (code, report["first_bad_position"]) == (3, 9)
+
+
+@pytest.mark.parametrize("position", [None, 2, 17, EVENTS])
+def test_verify_reads_page_after_page_and_names_a_change_in_any_page(
+    filled: Ledger, settings: Settings, monkeypatch: pytest.MonkeyPatch, position: int | None
+) -> None:
+    monkeypatch.setattr(ledger_module, "PAGE", 3)
+    if position is not None:
+        drop_triggers(settings, "ledger_events")
+        raw_execute(settings, flip_one_byte(settings, position))
+    report = verify(filled)
+    assert report.ok is (position is None)
+    assert report.size == EVENTS
+    assert report.first_bad_position == position
