@@ -54,8 +54,9 @@ class Stage(NamedTuple):
     keep: str = "\r\n"
     on_open: str = "a match never ended"
     sign: str | None = None
-    """An RE2 pattern found wherever the finder may find anything (text without it is not given
-    to the finder); None: the finder reads every text."""
+    """An RE2 pattern that matches where each span the finder finds begins, or before it on the
+    same line: text without it is not given to the finder, nor the lines before its first
+    match. None: the finder reads every text."""
 
 
 class Settled(NamedTuple):
@@ -85,9 +86,9 @@ class Masker:
         self.stages = list(stages)
         self.reach, self.chunk = reach, chunk
         signs = [f"(?:{stage.sign})" for stage in self.stages if stage.sign is not None]
-        self.signs = Scanner("|".join(signs)) if len(signs) > 1 else None
-        """One scan for the signs of several stages: most of a large file has none, and is then
-        read once, not once a stage."""
+        self.signs = Scanner("|".join(signs)) if signs else None
+        """One scan for the signs of all stages, up to the first: most of a large file has none,
+        and is then read once, not once a stage; the rest is read from the first one's line."""
         self.pending: list[str] = []
         self.size = 0
         self.counts: list[Counter[str]] = [Counter() for _ in self.stages]
@@ -114,12 +115,19 @@ class Masker:
         found: list[list[Span]] = []
         edits = []
         # Only a window of a large file: the automaton of the signs is worth building there.
-        quiet = not final and self.signs is not None and not self.signs.search(text)
+        first = None if final or self.signs is None else self.signs.first(text)
+        quiet = not final and self.signs is not None and first is None
+        line = 0 if first is None else text.rfind("\n", 0, first) + 1
         for stage in self.stages:
-            # With no sign in the text, a stage whose sign it is finds nothing, as long as the
-            # stages before it left the text as it was.
-            unread = quiet and stage.sign is not None and not any(found)
-            hit = Found([], None) if unread else stage.finder(text)
+            # With no sign in the text, a stage whose sign it is finds nothing, and with one,
+            # nothing before its line, as long as the stages before it left that text as it was.
+            if stage.sign is None:
+                hit = stage.finder(text)
+            elif quiet and not any(found):
+                hit = Found([], None)
+            else:
+                kept = all(span.start >= line for spans in found for span in spans)
+                hit = _found_from(stage.finder, text, line if kept else 0)
             if hit.open_from is not None:
                 if final or len(text) - hit.open_from > self.reach:
                     raise Withhold(stage.on_open)
@@ -166,6 +174,17 @@ class Layout:
         if before and raw < self.ends[before - 1]:  # inside an escape sequence
             hidden -= self.ends[before - 1] - raw
         return raw - hidden
+
+
+def _found_from(finder: Finder, text: str, start: int) -> Found:
+    """What `finder` finds in the text from `start` on, at offsets in the whole text."""
+    if not start:
+        return finder(text)
+    hit = finder(text[start:])
+    return Found(
+        [Span(s.start + start, s.end + start, s.kind) for s in hit.spans],
+        None if hit.open_from is None else hit.open_from + start,
+    )
 
 
 def _masked(text: str, spans: list[Span], stage: Stage) -> str:

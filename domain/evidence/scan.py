@@ -35,7 +35,13 @@ class Scanner:
             return self.ascii.finditer(text.encode("ascii"))  # type: ignore[no-any-return]
         return self.text.finditer(text)  # type: ignore[no-any-return]
 
-    def search(self, text: str) -> bool:
+    def first(self, text: str) -> int | None:
+        """Where the first match begins, if there is one."""
         if text.isascii():
-            return self.ascii.search(text.encode("ascii")) is not None
-        return self.text.search(text) is not None
+            found = self.ascii.search(text.encode("ascii"))
+        else:
+            found = self.text.search(text)
+        return None if found is None else found.start()
+
+    def search(self, text: str) -> bool:
+        return self.first(text) is not None

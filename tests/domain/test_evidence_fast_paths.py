@@ -1,6 +1,7 @@
 """The fast paths of the derivation against the straightforward ones (hypothesis): a batch of
 lines decoded at once against each line decoded on its own, and the stages' signs scanned once
-against every stage's finder reading every window."""
+(each stage then reading from the line of the first) against every stage's finder reading every
+window whole."""
 
 from __future__ import annotations
 
@@ -107,6 +108,15 @@ words = st.sampled_from(
         MODEL_KEY[:30],
         MODEL_KEY[30:],
         "é✓ ",
+        # Forms whose span begins after the sign, or runs on into the next piece.
+        "Cookie: sid=Zx81kQ0pLm2nB7vC4xRt; theme=dark\r\n",
+        "Authorization: Bearer Zx81kQ0p",
+        "Lm2nB7vC4xRt\r\n",
+        "mysql -p Zx81kQ0pLm2nB7 ",
+        "git clone https://bob:Zx81kQ0pLm2nB7vC@example.org/r ",
+        "export API_KEY=",
+        "sk-proj-",
+        "Zx81kQ0pLm2nB7vC4xRt",
     ]
 )
 
