@@ -82,8 +82,8 @@ class LedgerQueries:
 D = TypeVar("D")
 
 
-def _public(view: View[Methodology, D], state: Methodology, as_of: int) -> D:
-    return view(public_state(state), as_of)
+def _public_state(state: Methodology, _: int) -> Methodology:
+    return public_state(state)
 
 
 class MethodologyQueries:
@@ -101,7 +101,10 @@ class MethodologyQueries:
             return self.reader.answer(key, view, as_of)
         approval = self.reader.latest().published()
         limit = 0 if approval is None else approval.position
-        document = self.reader.answer(key, partial(_public, view), published_as_of(as_of, limit))
+        position = published_as_of(as_of, limit)
+        # What the public may see is worked out once per position, not once per view.
+        public = self.reader.answer(("public state",), _public_state, position)
+        document = self.reader.answer(key, lambda _, at: view(public, at), position)
         if approval is None or not hasattr(document, "approved"):
             return document
         checkpoint = self.ledger.checkpoint(limit)
