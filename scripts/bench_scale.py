@@ -5,8 +5,8 @@ replay, each read beside the plain select of the same rows. The figures of docs/
     python scripts/bench_scale.py [--events 10000000] [--batch 100]
 
 It runs in a database of its own, created on the server of ARGUSIC_TEST_PG_URL and dropped at
-the end. About 7 GB of disk, and 45 minutes on the shared 2-core machine (3,000,000 events
-took 13).
+the end. About 7 GB of disk, and 6 minutes on the quiet 2-core machine (45 with four other
+sessions sharing it).
 """
 
 from __future__ import annotations
