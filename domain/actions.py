@@ -41,12 +41,15 @@ from domain.state.methodology import Methodology
 
 class Context(NamedTuple):
     """What an action is judged against besides the state: the head it was submitted at,
-    whether its position (an approval's) is a signed checkpoint's size, and the key id of the
-    public key it registers (an `add_operator`'s, when it parses)."""
+    whether its position (an approval's) is a signed checkpoint's size, the key id of the
+    public key it registers (an `add_operator`'s, when it parses), and SI-IQ's open holds and
+    frozen benchmarks (read for the actions that release or approve them)."""
 
     head: int
     sealed: bool
     new_key_id: str | None
+    open_holds: frozenset[str] = frozenset()
+    frozen: frozenset[str] = frozenset()
 
 
 def approve_publication(
@@ -170,13 +173,24 @@ def revoke_operator(
     return [OperatorRevoked(name=key.name, key_id=key.key_id)]
 
 
-def release_hold(action: ReleaseHold, operator: str, *_: object) -> list[DomainEvent]:
-    """SI-IQ section 8: a held value released by a person, with the reason."""
+def release_hold(
+    action: ReleaseHold, operator: str, _: Methodology, context: Context
+) -> list[DomainEvent]:
+    """SI-IQ section 8: a held value (or a halted publication) released by a person, with the
+    reason; a hold that is not open has nothing to release."""
+    if action.hold not in context.open_holds:
+        raise Rejected("SI-IQ section 8", f"hold {action.hold} is not open: nothing to release")
     return [HoldReleased(hold=action.hold, note=action.note, operator=operator)]
 
 
-def approve_revision(action: ApproveRevision, operator: str, *_: object) -> list[DomainEvent]:
-    """SI-IQ section 8: a benchmark's revision approved by a person."""
+def approve_revision(
+    action: ApproveRevision, operator: str, _: Methodology, context: Context
+) -> list[DomainEvent]:
+    """SI-IQ section 8: a frozen benchmark's revision approved by a person."""
+    if action.benchmark not in context.frozen:
+        raise Rejected(
+            "SI-IQ section 8", f"benchmark {action.benchmark} is not frozen: no revision to approve"
+        )
     return [
         RevisionApproved(benchmark=action.benchmark, snapshot=action.snapshot, operator=operator)
     ]

@@ -18,7 +18,9 @@ from domain.events import DomainEvent
 from domain.events.operators import (
     AddOperator,
     ApprovePublication,
+    ApproveRevision,
     OperatorAction,
+    ReleaseHold,
     action_name,
 )
 from domain.operators import SignedAction, admit_action
@@ -27,6 +29,8 @@ from ledger.actions import acted, sign, signature_holds
 from ledger.ledger import Ledger
 from ledger.note import NoteError, Signer, Verifier
 from ledger.signing_key import create_signer, load_signer
+from projections.runner import ReadModel
+from projections.siiq import PUBLICATION_HOLD, SiiqProjection
 
 Clock = Callable[[], datetime]
 _signed = msgspec.json.Decoder(SignedAction)
@@ -100,6 +104,17 @@ def _new_key_id(action: OperatorAction) -> str | None:
     return verifier.key_id.hex() if verifier.name == action.name else None
 
 
+def _siiq_guards(action: OperatorAction, ledger: Ledger) -> tuple[frozenset[str], frozenset[str]]:
+    """SI-IQ's open holds (a halted publication's among them, until released) and frozen
+    benchmarks, read only for the actions that act on them."""
+    if not isinstance(action, ReleaseHold | ApproveRevision):
+        return frozenset(), frozenset()
+    guards = ReadModel(ledger, SiiqProjection()).as_of().guards
+    publication = guards.publication_halt is not None and not guards.publication_released
+    holds = {*guards.holds, *[PUBLICATION_HOLD] * publication}
+    return frozenset(holds), frozenset(guards.frozen)
+
+
 def submit(signed: SignedAction, ledger: Ledger, state: Methodology) -> ActionReport:
     """Verify and admit a signed action against the state at the head, then append it with
     what it decides; nothing is appended when anything fails."""
@@ -111,7 +126,7 @@ def submit(signed: SignedAction, ledger: Ledger, state: Methodology) -> ActionRe
     sealed = isinstance(action, ApprovePublication) and (
         ledger.recorder.checkpoint(action.position) is not None
     )
-    context = Context(head=head, sealed=sealed, new_key_id=_new_key_id(action))
+    context = Context(head, sealed, _new_key_id(action), *_siiq_guards(action, ledger))
     facts = decide(action, signed.operator, state, context)
     events: list[DomainEvent] = [acted(signed), *facts]
     placed = ledger.next_versions(events)

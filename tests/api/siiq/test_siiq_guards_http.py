@@ -3,7 +3,10 @@ injected: the events they record and what /status.json and /data/index.json show
 
 from __future__ import annotations
 
+import pytest
+
 from api.services.queries import SiiqQueries
+from domain.errors import Rejected
 from domain.events import (
     BenchmarkFrozen,
     BenchmarkUnfrozen,
@@ -19,6 +22,7 @@ from domain.events import (
     value_key,
 )
 from domain.events.operators import ApproveAlias, ApproveRevision, ReleaseHold
+from projections.siiq import PUBLICATION_HOLD
 from tests.api.siiq.conftest import World
 
 MODEL, BENCH = "GPT-5", "hle"
@@ -272,3 +276,22 @@ def test_a_name_matched_to_another_model_leaves_at_once_history_included(world: 
     slugs = {m["slug"] for m in world.index()["models"]}
     assert "Model Y" in slugs
     assert "Model F" not in slugs
+
+
+def test_releasing_a_hold_that_is_not_open_is_refused_and_nothing_appended(
+    world: World,
+) -> None:
+    world.hour()
+    before = world.scores()[MODEL, BENCH]
+    change(world, MODEL, BENCH, round(before - 0.15, 4))
+    world.hour()
+    [held] = world.events(ValueHeld)
+    world.sign(ReleaseHold(hold=held.hold, note="checked"))
+    size = world.ledger.size()
+    for hold in (held.hold, "no-such-hold", PUBLICATION_HOLD):  # released; never held; no halt
+        refused = rf"hold {hold} is not open: nothing to release \(SI-IQ section 8\)"
+        with pytest.raises(Rejected, match=refused):
+            world.sign(ReleaseHold(hold=hold, note="again"))
+    with pytest.raises(Rejected, match=f"benchmark {BENCH} is not frozen"):
+        world.sign(ApproveRevision(benchmark=BENCH, snapshot="any"))
+    assert world.ledger.size() == size
