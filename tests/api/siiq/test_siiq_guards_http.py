@@ -228,14 +228,20 @@ def test_a_changed_definition_freezes_that_benchmark_until_a_person_reviews_it(
     assert world.status()["frozen"] == []
 
 
-def test_a_held_value_unconfirmed_for_seven_days_is_told_and_released_by_a_person(
-    world: World,
-) -> None:
+def held_drop(world: World) -> tuple[float, ValueHeld]:
+    """A published score, and the hold of a drop of 15 points in it (over 10: held)."""
     world.hour()
     before = world.scores()[MODEL, BENCH]
     change(world, MODEL, BENCH, round(before - 0.15, 4))
     world.hour()
     [held] = world.events(ValueHeld)
+    return before, held
+
+
+def test_a_held_value_unconfirmed_for_seven_days_is_told_and_released_by_a_person(
+    world: World,
+) -> None:
+    before, held = held_drop(world)
     world.hour(24 * 7 - 2)
     assert world.events(OperatorNotified) == []
     world.hour(2)
@@ -281,11 +287,7 @@ def test_a_name_matched_to_another_model_leaves_at_once_history_included(world: 
 def test_releasing_a_hold_that_is_not_open_is_refused_and_nothing_appended(
     world: World,
 ) -> None:
-    world.hour()
-    before = world.scores()[MODEL, BENCH]
-    change(world, MODEL, BENCH, round(before - 0.15, 4))
-    world.hour()
-    [held] = world.events(ValueHeld)
+    _, held = held_drop(world)
     world.sign(ReleaseHold(hold=held.hold, note="checked"))
     size = world.ledger.size()
     for hold in (held.hold, "no-such-hold", PUBLICATION_HOLD):  # released; never held; no halt
