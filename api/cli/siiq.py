@@ -16,6 +16,7 @@ from api.cli.output import (
     published_option,
     serve_stand_in,
 )
+from api.http import site_check
 from api.services.calibrate import calibrate_files, recompute_document
 from api.services.siiq_publication import publish_check
 from api.services.siiq_report import report_markdown, siiq_report
@@ -99,7 +100,8 @@ def update_command(session: Session, as_json: bool) -> None:
     argusic = session.argusic
     checker = crosschecker(os.environ)
     try:
-        emit(update_siiq(argusic.ledger, checker, argusic.clock()), _update_human)
+        site = site_check(argusic)
+        emit(update_siiq(argusic.ledger, checker, argusic.clock(), site), _update_human)
     finally:
         if checker is not None:
             checker.close()
@@ -129,8 +131,9 @@ def holds_command(session: Session, as_json: bool) -> None:
 @pass_session
 def publish_check_command(session: Session, as_json: bool) -> None:
     """Section 8's pre-publication check at the head: every SI-IQ recomputed from its inputs,
-    vanishing ranked models, scores moving without a recalibration. Publishes nothing."""
-    report = publish_check(session.argusic.ledger)
+    vanishing ranked models, scores moving without a recalibration, then every page parsed and
+    every internal link resolved. Publishes nothing."""
+    report = publish_check(session.argusic.ledger, site_check(session.argusic))
     emit(report, lambda r: "publishable" if r.publishable else f"halted: {r.reason}")
     if not report.publishable:
         sys.exit(EXIT_MISMATCH)

@@ -13,7 +13,9 @@ from api.http.headers import secured
 from api.http.limits import MAX_BODY_BYTES, BoundedRequest, limited
 from api.http.openapi import documented, openapi_config
 from api.services.operators import ActionDesk
-from api.web import FORMAT, Negotiated, check_format, static_files, template_config
+from api.web import FORMAT, STATIC, Negotiated, check_format, static_files, template_config
+from api.web.site_check import SiteCheck
+from api.web.templating import environment
 from api.wiring import Argusic
 
 
@@ -59,3 +61,15 @@ def create_app(argusic: Argusic) -> Litestar:
     # route that matched), inside the send that adds the security headers.
     app.asgi_handler = limited(app.asgi_handler)
     return app
+
+
+def site_check(argusic: Argusic) -> SiteCheck:
+    """SI-IQ section 8's check of the pages a publication puts online, with this site's
+    templates, the paths it serves whatever the data (its routes without parameters) and its
+    static files."""
+    fixed = [
+        route.path
+        for route in create_app(argusic).routes
+        if not route.path_parameters and "GET" in getattr(route, "methods", ())
+    ]
+    return SiteCheck(environment(argusic.store), fixed, {"/static/site": STATIC})

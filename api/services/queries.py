@@ -193,10 +193,7 @@ class SiiqQueries:
         return self.index_at(self.publication_position(as_of))
 
     def model(self, slug: str, as_of: int | None = None) -> ModelPage:
-        position = self.publication_position(as_of)
-        page = model_page(self.index_at(position), slug)
-        history = model_history(self.history_at(position), slug)
-        return msgspec.structs.replace(page, history=history)
+        return self.model_at(slug, self.publication_position(as_of))
 
     def evidence(self, as_of: int | None = None) -> bytes:
         return self.evidence_at(self.publication_position(as_of))
@@ -209,6 +206,11 @@ class SiiqQueries:
 
     def index_at(self, position: int) -> IndexDocument:
         return self.reader.answer(("index",), index_document, position)
+
+    def model_at(self, slug: str, position: int) -> ModelPage:
+        page = model_page(self.index_at(position), slug)
+        history = model_history(self.history_at(position), slug)
+        return msgspec.structs.replace(page, history=history)
 
     def evidence_at(self, position: int) -> bytes:
         view = lambda state, at: guarded_evidence(self._sources_at(at), state)  # noqa: E731

@@ -2,12 +2,15 @@
 index recomputed from its inputs with the project's own `siiq recompute`; ranked models vanishing
 or many scores moving without a recalibration halt publication, which resumes by itself only
 when every affected model's inputs changed and the situation held for six hourly runs (or a
-person's signed `release_hold` of "publication"). Each publication is an event naming the
-SHA-256 of the documents it published, which replaying the ledger reproduces."""
+person's signed `release_hold` of "publication"). Before that, the pages the publication would
+put online are checked (`SiteCheck`, built by the web layer): one that does not parse, or a link
+that does not resolve, halts it whatever a person released. Each publication is an event naming
+the SHA-256 of the documents it published, which replaying the ledger reproduces."""
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Callable
 from datetime import datetime
 
 import msgspec
@@ -18,6 +21,11 @@ from domain.events import DomainEvent, OperatorNotified, PublicationHalted, Siiq
 from domain.siiq import guards as rules
 from domain.siiq.index import IndexDocument
 from ledger.ledger import Ledger
+
+SiteCheck = Callable[[SiiqQueries, int], str | None]
+"""SI-IQ section 8, "antes de publicar, el sitio se comprueba": the pages a publication as of a
+position would put online, checked; the first problem, or None. Without one (tests of the other
+rules) no page is checked."""
 
 
 class PublishReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -54,10 +62,12 @@ def _scores(document: IndexDocument) -> dict[str, tuple[bool, float]]:
     return {m.slug: (m.ranked, m.si_iq_full) for m in document.models}
 
 
-def publish_check(ledger: Ledger) -> PublishReport:
+def publish_check(ledger: Ledger, site: SiteCheck | None = None) -> PublishReport:
     """`argusic siiq publish-check`: the check at the head, publishing nothing."""
     queries = SiiqQueries(ledger)
     problem, models = publication_check(queries, ledger.size())
+    if problem is None and site is not None:
+        problem = site(queries, ledger.size())
     version = queries.reader.latest().version
     return PublishReport(
         publishable=problem is None, published=False, reason=problem, models=models, version=version
@@ -65,7 +75,10 @@ def publish_check(ledger: Ledger) -> PublishReport:
 
 
 def publish_siiq(
-    ledger: Ledger, now: datetime, queries: SiiqQueries | None = None
+    ledger: Ledger,
+    now: datetime,
+    queries: SiiqQueries | None = None,
+    site: SiteCheck | None = None,
 ) -> PublishReport:
     """Publish the documents at the head, or halt (the previous stay online) and tell the
     operator once; a halt resumes only as section 8 says."""
@@ -74,17 +87,22 @@ def publish_siiq(
     problem, models = publication_check(queries, head)
     guards = queries.reader.latest().guards
     version = queries.reader.latest().version
-    if problem is not None and not guards.publication_released:
+    halt = None if guards.publication_released else problem
+    if halt is None and site is not None:
+        # A person's release lets moved scores out, never a page that is broken.
+        halt = site(queries, head)
+        problem, models = (problem, models) if halt is None else (halt, [])
+    if halt is not None:
         runs = guards.halt_runs + 1
         changed = guards.changed_since_publication
         if not models or not rules.resume_allowed(models, changed, runs):
-            events: list[DomainEvent] = [PublicationHalted(at=now, reason=problem, models=models)]
+            events: list[DomainEvent] = [PublicationHalted(at=now, reason=halt, models=models)]
             if guards.publication_halt is None:
-                message = f"publication halted: {problem}"
+                message = f"publication halted: {halt}"
                 events.append(OperatorNotified(at=now, subject="publication", message=message))
             ledger.append(ledger.next_versions(events))
             return PublishReport(
-                publishable=False, published=False, reason=problem, models=models, version=version
+                publishable=False, published=False, reason=halt, models=models, version=version
             )
     shas = {
         kind: hashlib.sha256(data).hexdigest() for kind, data in queries.documents(head).items()

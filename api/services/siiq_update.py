@@ -21,7 +21,7 @@ import msgspec
 
 from api.services.ports import CrossChecking
 from api.services.queries import SiiqQueries
-from api.services.siiq_publication import PublishReport, publish_siiq
+from api.services.siiq_publication import PublishReport, SiteCheck, publish_siiq
 from api.services.sources import SourcesQueries
 from domain.events import (
     BenchmarkFrozen,
@@ -180,7 +180,9 @@ class Run:
         return self.guards.values
 
 
-def update_siiq(ledger: Ledger, checker: CrossChecking | None, now: datetime) -> UpdateReport:
+def update_siiq(
+    ledger: Ledger, checker: CrossChecking | None, now: datetime, site: SiteCheck | None = None
+) -> UpdateReport:
     """Section 8, one update over the latest snapshots (see the module's docstring)."""
     run = Run(ledger, now)
     if checker is None:
@@ -221,7 +223,7 @@ def update_siiq(ledger: Ledger, checker: CrossChecking | None, now: datetime) ->
         )
     ledger.append(ledger.next_versions([*events, *run.later]))
     _calibrations(run)
-    publication = publish_siiq(ledger, now, run.queries)
+    publication = publish_siiq(ledger, now, run.queries, site)
     return msgspec.structs.replace(
         run.report,
         published=len(run.publish),

@@ -18,6 +18,7 @@ from api.web.templating import template_config
 
 __all__ = [
     "FORMAT",
+    "STATIC",
     "Negotiated",
     "check_format",
     "has_page",

@@ -9,7 +9,7 @@ from collections.abc import Mapping
 from functools import partial
 from pathlib import Path
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import quote, urlencode
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from litestar import Request
@@ -70,7 +70,7 @@ def served_text(
 def with_query(request: Request[Any, Any, Any], **changes: str) -> str:
     """This page's path and query with some parameters changed (the JSON link of a page)."""
     query = {k: v for k, v in request.query_params.items() if k not in changes} | changes
-    return f"{request.url.path}?{urlencode(query)}"
+    return f"{quote(request.url.path)}?{urlencode(query)}"  # the path as decoded, encoded again
 
 
 def environment(store: EvidenceStore) -> Environment:

@@ -19,6 +19,7 @@ from adapters.sources.github import GitHubBases
 from api.http import create_app
 from api.services.operators import act, init_operator
 from api.services.reader import ProjectionReader
+from api.services.siiq_publication import SiteCheck
 from api.services.siiq_update import UpdateReport, update_siiq
 from api.services.sources import fetch_sources
 from api.wiring import Argusic, Settings
@@ -77,6 +78,8 @@ class World:
         self.serve_export()
         self.client = TestClient(create_app(self.argusic))
         self.client.__enter__()
+        self.site: SiteCheck | None = None
+        """The pages' check before each publication (none unless a test sets one)."""
 
     def serve_export(self) -> None:
         """Serve the export as it is now (a new version of the file)."""
@@ -88,9 +91,9 @@ class World:
 
     def update(self, checker: bool = True) -> UpdateReport:
         if not checker:
-            return update_siiq(self.ledger, None, self.now)
+            return update_siiq(self.ledger, None, self.now, self.site)
         with ChatCrossChecker(self.stand_in.url, "other-family", "token") as client:
-            return update_siiq(self.ledger, client, self.now)
+            return update_siiq(self.ledger, client, self.now, self.site)
 
     def hour(self, hours: float = 1, checker: bool = True) -> UpdateReport:
         """Move the clock, fetch every source, run the update; an operator then approves the
