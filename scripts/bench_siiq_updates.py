@@ -25,6 +25,7 @@ import httpx
 from adapters.crosscheck import ChatCrossChecker, CrossCheckStandIn
 from adapters.sources.config import SourcesConfig
 from adapters.sources.github import GitHubBases
+from api.http import site_check
 from api.services.siiq_update import UpdateReport, update_siiq
 from api.services.sources import fetch_sources
 from api.wiring import Argusic, Settings, init
@@ -94,6 +95,7 @@ def day(base: Path) -> tuple[list[float], list[UpdateReport], Argusic]:
         config = SourcesConfig(sources, GitHubBases(server.url("gh"), server.url("raw")))
         now = START
         argusic.clock = lambda: now
+        site = site_check(argusic)
         for hour in range(HOURS):
             scenario(hour, export, server)
             now = START + timedelta(hours=hour)
@@ -101,7 +103,7 @@ def day(base: Path) -> tuple[list[float], list[UpdateReport], Argusic]:
             with argusic.source_reader(config) as reader:
                 fetch_sources(argusic.ledger, reader, config.sources)
             with ChatCrossChecker(stand_in.url, "other-family", "") as checker:
-                reports.append(update_siiq(argusic.ledger, checker, now))
+                reports.append(update_siiq(argusic.ledger, checker, now, site))
             times.append(time.perf_counter() - started)
         baseline = raw_day(server, sources)
     stand_in.stop()

@@ -19,6 +19,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from adapters.clock import utc_now
 from adapters.crosscheck import ChatCrossChecker, CrossCheckStandIn
 from adapters.sources.config import SourcesConfig
+from api.http import site_check
 from api.services.siiq_report import FITTED, reference_members, report_markdown, siiq_report
 from api.services.siiq_update import update_siiq
 from api.services.sources import SourcesQueries, fetch_sources
@@ -90,7 +91,7 @@ def main() -> None:
         # Section 8's cross-check through the stand-in (the real data's rows carry their numbers).
         stand_in = CrossCheckStandIn().start()
         with ChatCrossChecker(stand_in.url, "stand-in", "") as checker:
-            update_siiq(ledger, checker, utc_now())
+            update_siiq(ledger, checker, utc_now(), site_check(argusic))
         stand_in.stop()
         report = report_markdown(siiq_report(ledger, utc_now().date()))
         lines = [
