@@ -16,7 +16,7 @@ import msgspec
 from api.services.evidence import arrival_fingerprint
 from api.services.run_log import RunBoard, RunMoved
 from api.services.runner_ports import Runner
-from domain.errors import ArgusicError, InvalidInput
+from domain.errors import ArgusicError, InvalidInput, Rejected
 from domain.events import (
     EmergencyStopped,
     EvidenceStored,
@@ -133,6 +133,14 @@ def finish(
             return _close(runner, state, report, model_key, by)
         except RunMoved:
             state = runner.log.load(state.run_id)
+        except (OSError, Rejected):
+            # Another closer (a cancel, an emergency stop, this run's worker) closed the run and
+            # dropped its session files before or while this one read them (the intake refuses a
+            # missing file, a read fails on one just removed): the run is closed. If it is not,
+            # the failure is this closer's to report.
+            state = runner.log.load(state.run_id)
+            if state.phase == "ending":
+                raise
     return state
 
 

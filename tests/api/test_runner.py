@@ -387,6 +387,43 @@ def test_cancel_and_emergency_stop_delete_keys_and_record_it(
         assert [type(e).__name__ for e in stops] == ["EmergencyStopped"]
 
 
+def test_a_closer_finding_the_session_dropped_returns_the_run_the_other_closed(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two closers of one run (a cancel or an emergency stop, and the run's worker): the one
+    that loses finds the session files dropped by the other while it reads them, and returns
+    the run as the other closed it. It used to raise, and an emergency stop took the worker
+    down with it."""
+    import threading
+
+    from api.services.run_end import cancel, finish
+
+    rig.schedule("outlasts-budget", "r-race", budget=60)
+    done: dict[str, object] = {}
+    worker = threading.Thread(target=lambda: done.update(rig.work().executed))
+    worker.start()
+    wait_for(lambda: started(rig, "r-race"), 60)
+    record_run, raced = rig.runner.record_run, threading.Event()
+
+    def closed_meanwhile(*args: object) -> object:
+        """The first closer to record the run is overtaken: the other closes the run and
+        drops its session first."""
+        if not raced.is_set():
+            raced.set()
+            finish(rig.runner, rig.state("r-race"), None, None, by="the other closer")
+        return record_run(*args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(rig.runner, "record_run", closed_meanwhile)
+    closed = cancel(rig.runner, "r-race", "ops", "a test of two closers")
+    worker.join(60)
+    assert raced.is_set()
+    assert closed.phase == "closed"
+    assert done == {"r-race": "cancelled"}
+    kinds = [type(e).__name__ for e in rig.events("r-race")]
+    assert (kinds.count("RunClosed"), kinds.count("RunCancelled")) == (1, 1)
+    assert rig.recorded("r-race") is not None
+
+
 def test_runs_and_keys_sweep_print_the_contract_s_documents(
     rig: Rig, cli_env: dict[str, str]
 ) -> None:
