@@ -88,3 +88,10 @@ def test_checkpoint_round_trip_and_forgery() -> None:
 def test_malformed_checkpoint_bodies_are_refused(text: str) -> None:
     with pytest.raises(NoteError):
         CheckpointBody.parse(text)
+
+
+@pytest.mark.parametrize("control", ["\x00", "\t", "\r", "\x0b", "\x1b", "\x1f"])
+def test_a_note_whose_text_holds_a_control_character_is_refused(control: str) -> None:
+    note = f"origin{control}\n1\n\n\u2014 PeterNeumann {SIGNATURE}\n"
+    with pytest.raises(NoteError, match="control characters other than newline"):
+        open_note(note, Verifier.parse(VKEY))
