@@ -86,9 +86,10 @@ class Masker:
         self.stages = list(stages)
         self.reach, self.chunk = reach, chunk
         signs = [f"(?:{stage.sign})" for stage in self.stages if stage.sign is not None]
-        self.signs = Scanner("|".join(signs)) if signs else None
-        """One scan for the signs of all stages, up to the first: most of a large file has none,
-        and is then read once, not once a stage; the rest is read from the first one's line."""
+        self.signs = Scanner("|".join(signs)) if len(signs) > 1 else None
+        """One scan for the signs of several stages, up to the first: most of a large file has
+        none, and is then read once, not once a stage; the rest is read from the first one's
+        line. One stage's finder reads a window once anyway: no sign scan before it."""
         self.pending: list[str] = []
         self.size = 0
         self.counts: list[Counter[str]] = [Counter() for _ in self.stages]
