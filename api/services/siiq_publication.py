@@ -88,10 +88,8 @@ def publish_siiq(
     guards = queries.reader.latest().guards
     version = queries.reader.latest().version
     halt = None if guards.publication_released else problem
-    if halt is None and site is not None:
-        # A person's release lets moved scores out, never a page that is broken.
-        halt = site(queries, head)
-        problem, models = (problem, models) if halt is None else (halt, [])
+    if halt is None and site is not None and (halt := site(queries, head)) is not None:
+        models = []  # a person's release lets moved scores out, never a page that is broken
     if halt is not None:
         runs = guards.halt_runs + 1
         changed = guards.changed_since_publication
