@@ -1,11 +1,14 @@
 """What the API accepts at most, refused before any work: a request target (path and query)
-over `MAX_TARGET_BYTES` (414), a body over `MAX_BODY_BYTES` (413), a JSON body nested too deep
-(400), and positions and tree sizes past what the ledger's 64-bit columns hold (400, by their
-declared bounds). The numbers are documented in the OpenAPI document and in docs/api.md."""
+over `MAX_TARGET_BYTES` (414), a body over `MAX_BODY_BYTES` (413), a query parameter given more
+than once (400), a JSON body nested too deep (400), and positions and tree sizes past what the
+ledger's 64-bit columns hold (400, by their declared bounds). The numbers are documented in the
+OpenAPI document and in docs/api.md."""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import Annotated, Any
+from urllib.parse import parse_qsl
 
 from litestar import Request
 from litestar.datastructures import Headers
@@ -13,6 +16,7 @@ from litestar.enums import ScopeType
 from litestar.exceptions import ClientException
 from litestar.params import QueryParameter
 from litestar.status_codes import (
+    HTTP_400_BAD_REQUEST,
     HTTP_413_REQUEST_ENTITY_TOO_LARGE,
     HTTP_414_REQUEST_URI_TOO_LONG,
 )
@@ -28,7 +32,13 @@ MAX_BODY_BYTES = 65_536
 MAX_POSITION = 2**63 - 1
 """A ledger position or tree size: the largest the ledger's bigint columns hold."""
 
-_POSITION = QueryParameter(ge=0, le=MAX_POSITION)
+_POSITION = QueryParameter(
+    ge=0,
+    le=MAX_POSITION,
+    # The bounds as exact integers: litestar writes a bound as a float (2^63 - 1 becomes 2^63)
+    # and leaves out a lower bound of 0.
+    schema_extra={"minimum": 0, "maximum": MAX_POSITION},
+)
 Position = Annotated[int, _POSITION]
 """A ledger position or tree size given in a query (`position`, `first`, `second`)."""
 AsOf = Annotated[int | None, _POSITION]
@@ -37,8 +47,9 @@ AsOf = Annotated[int | None, _POSITION]
 LIMITS_DESCRIPTION = (
     f"Limits: a request target (path and query string) of at most {MAX_TARGET_BYTES:,} bytes "
     f"(else 414), a request body of at most {MAX_BODY_BYTES:,} bytes (else 413), positions "
-    f"and tree sizes from 0 to {MAX_POSITION} (else 400). Every error is a JSON problem "
-    "document `{status_code, detail}` (a page for a browser)."
+    f"and tree sizes from 0 to {MAX_POSITION} (else 400), each query parameter given once "
+    "(else 400). Every error is a JSON problem document `{status_code, detail}` (a page for a "
+    "browser)."
 )
 
 
@@ -57,7 +68,23 @@ def refusal(scope: Scope) -> tuple[int, str] | None:
             HTTP_413_REQUEST_ENTITY_TOO_LARGE,
             f"the request body is {length} bytes; at most {MAX_BODY_BYTES:,} are read",
         )
-    return None
+    return _repeated_parameter(scope["query_string"])
+
+
+def _repeated_parameter(query: bytes) -> tuple[int, str] | None:
+    """A query parameter given twice is ambiguous (no parameter of ours takes a list): refused,
+    not read as whichever came last."""
+    if b"&" not in query:
+        return None
+    pairs = parse_qsl(query.decode("latin-1"), keep_blank_values=True, separator="&")  # litestar's
+    names = Counter(name for name, _ in pairs)
+    name, times = max(names.items(), key=lambda item: item[1], default=("", 0))
+    if times < 2:
+        return None
+    return (
+        HTTP_400_BAD_REQUEST,
+        f"the query parameter {name!r} is given {times} times; give each parameter once",
+    )
 
 
 def limited(app: ASGIApp) -> ASGIApp:

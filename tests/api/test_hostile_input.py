@@ -85,6 +85,24 @@ def test_bad_values_are_400_naming_the_parameter(
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+@pytest.mark.parametrize(
+    ("target", "refusal"),
+    [
+        ("/ledger/proof/inclusion?position=1&position=2", "'position' is given 2 times"),
+        ("/status.json?as_of=1&format=json&as_of=0", "'as_of' is given 2 times"),
+        ("/no/such/path?q=1&r=2&q=3&q=4", "'q' is given 3 times"),
+    ],
+)
+def test_a_query_parameter_given_twice_is_400_naming_it_not_read_as_the_last(
+    server: str, target: str, refusal: str
+) -> None:
+    detail = problem(httpx.get(f"{server}{target}"), 400)
+    assert detail == f"the query parameter {refusal}; give each parameter once"
+    once = httpx.get(f"{server}/ledger/proof/inclusion?position=1&size=3")
+    assert once.status_code == 200, once.text
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 def test_every_answer_carries_the_security_headers_and_no_server_banner(server: str) -> None:
     html = {"accept": "text/html"}
     answers = [

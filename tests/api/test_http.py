@@ -12,6 +12,7 @@ import pytest
 from litestar.testing import TestClient
 
 from api.http import create_app
+from api.http.limits import MAX_POSITION
 from api.wiring import Argusic, Settings
 from ledger.ledger import Ledger
 from ledger.merkle import verify_inclusion
@@ -65,6 +66,22 @@ def test_openapi_schema_lists_the_routes(client: TestClient) -> None:  # type: i
         "/ledger/proof/consistency",
         "/methodology/editions",
     } <= set(paths)
+
+
+def test_openapi_schema_gives_the_position_bounds_exactly(client: TestClient) -> None:  # type: ignore[type-arg]
+    """A bound written as a float (2^63 - 1 rounds up to 2^63) or left out (0) would document
+    values the API refuses."""
+    paths = client.get("/schema/openapi.json").json()["paths"]
+    for path, name in [
+        ("/ledger/proof/inclusion", "position"),
+        ("/ledger/proof/consistency", "second"),
+        ("/ledger/checkpoint", "size"),
+        ("/leaderboard", "as_of"),
+    ]:
+        [schema] = [p["schema"] for p in paths[path]["get"]["parameters"] if p["name"] == name]
+        bounds = (schema["minimum"], schema["maximum"])
+        assert bounds == (0, MAX_POSITION), (path, schema)
+        assert [type(b) for b in bounds] == [int, int], (path, schema)
 
 
 def test_a_real_server_process_on_loopback(ledger: Ledger, cli_env: dict[str, str]) -> None:
