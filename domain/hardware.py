@@ -22,6 +22,11 @@ BYTES_PER_VALUE = 2
 OVERHEAD_BYTES = 1 * GB
 SHARED_MEMORY_SHARE = 0.75
 """Of unified or system memory the model may use 75%; the operating system keeps the rest."""
+MOST_GB = 1_000_000
+"""The most memory (GB) or bandwidth (GB/s) a machine is taken to have: far past any machine
+made, and small enough that every figure worked out from it stays a finite number."""
+PRICES_USD = (0.01, 1_000_000_000)
+"""A machine's price, a cent to a billion dollars: memory per dollar stays a finite number."""
 
 MemoryKind = Literal["vram", "unified", "system"]
 Unknown = Literal["unknown"]
@@ -208,15 +213,16 @@ def machine(
     price_date: date | None = None,
 ) -> Machine:
     """A machine from what is known of it; a chip gives its reference row's bandwidth (none if
-    its manufacturer publishes none). Negative, infinite or NaN quantities, a zero price, a
-    price without its date, or both a bandwidth and a chip, are refused."""
+    its manufacturer publishes none). A quantity that is not a number within its range
+    (`MOST_GB`, `PRICES_USD`), a price without its date, or both a bandwidth and a chip, are
+    refused."""
     if chip is not None:
         if bandwidth_gbs is not None:
             raise HardwareInputError("give a bandwidth or a chip, not both")
         bandwidth_gbs = reference_chip(chip).bandwidth_gbs
-    _quantity("memory_gb", memory_gb)
-    _quantity("bandwidth_gbs", bandwidth_gbs)
-    _quantity("price_usd", price_usd, positive=True)
+    _quantity("memory_gb", memory_gb, 0, MOST_GB)
+    _quantity("bandwidth_gbs", bandwidth_gbs, 0, MOST_GB)
+    _quantity("price_usd", price_usd, *PRICES_USD)
     if (price_usd is None) != (price_date is None):
         raise HardwareInputError("a price needs its date, and a date its price")
     return Machine(
@@ -228,10 +234,11 @@ def machine(
     )
 
 
-def _quantity(name: str, value: float | None, *, positive: bool = False) -> None:
-    if value is not None and (not math.isfinite(value) or value < 0 or (positive and value == 0)):
-        bound = "above 0" if positive else "at least 0"
-        raise HardwareInputError(f"{name} must be a finite number {bound}, not {value}")
+def _quantity(name: str, value: float | None, least: float, most: float) -> None:
+    if value is not None and not (math.isfinite(value) and least <= value <= most):
+        raise HardwareInputError(
+            f"{name} must be a finite number from {least:,} to {most:,}, not {value}"
+        )
 
 
 def table() -> list[ClassEstimate]:

@@ -3,12 +3,13 @@ wherever an input is missing."""
 
 from __future__ import annotations
 
+import math
 from datetime import date
 
 import pytest
 
 from domain import hardware
-from domain.hardware import HardwareInputError, estimate, machine
+from domain.hardware import MOST_GB, PRICES_USD, HardwareInputError, estimate, machine
 
 # The appendix's table: weights, context reserve, overhead, needs, VRAM from, unified from.
 APPENDIX = {
@@ -114,16 +115,37 @@ def test_memory_per_dollar_with_the_prices_date() -> None:
     assert result.memory_per_dollar.price_date == date(2026, 11, 2)
 
 
+def test_the_largest_machine_accepted_gives_finite_figures() -> None:
+    result = estimate(
+        machine(
+            memory_gb=MOST_GB,
+            memory_kind="system",
+            bandwidth_gbs=MOST_GB,
+            price_usd=PRICES_USD[0],
+            price_date=date(2026, 1, 1),
+        )
+    )
+    assert result.memory_per_dollar != "unknown"
+    figures = [result.usable_memory_gb, result.memory_per_dollar.gb_per_usd]
+    figures += [c.tokens_per_second_max for c in result.classes]
+    assert all(isinstance(f.value, float) and math.isfinite(f.value) for f in figures)
+    assert result.largest_class == "120B+"
+
+
 @pytest.mark.parametrize(
     ("fields", "message"),
     [
-        ({"memory_gb": -1}, "memory_gb must be a finite number at least 0"),
+        ({"memory_gb": -1}, "memory_gb must be a finite number from 0 to 1,000,000, not -1"),
         ({"bandwidth_gbs": float("nan")}, "bandwidth_gbs must be a finite number"),
         ({"memory_gb": float("inf")}, "memory_gb must be a finite number"),
+        # Past these every figure would still be a number, but not a finite one (issue 16).
+        ({"memory_gb": 1.7976931348623155e308}, "memory_gb must be a finite number from 0"),
+        ({"bandwidth_gbs": 1_000_001}, "bandwidth_gbs must be a finite number from 0 to 1,0"),
         (
             {"price_usd": 0, "price_date": date(2026, 1, 1)},
-            "price_usd must be a finite number above 0",
+            "price_usd must be a finite number from 0.01 to 1,000,000,000, not 0",
         ),
+        ({"price_usd": 5e-324, "price_date": date(2026, 1, 1)}, "price_usd must be a finite"),
         ({"price_usd": 10}, "a price needs its date"),
         ({"bandwidth_gbs": 1, "chip": "NVIDIA GB10"}, "a bandwidth or a chip, not both"),
         ({"chip": "Imaginary X1"}, "no reference row for chip 'Imaginary X1'"),
