@@ -3,12 +3,22 @@
 from __future__ import annotations
 
 from datetime import date
+from typing import Annotated
 
 from litestar import Router, get
-from litestar.params import FromQuery
+from litestar.params import FromQuery, QueryParameter
 
 from api.http.openapi import problems
 from domain import hardware
+
+Amount = Annotated[
+    float | None,
+    QueryParameter(ge=0, le=hardware.MOST_GB, schema_extra={"minimum": 0}),  # litestar drops 0
+]
+"""Memory (GB) or bandwidth (GB/s), within the range the estimate takes (documented)."""
+Price = Annotated[
+    float | None, QueryParameter(ge=hardware.PRICES_USD[0], le=hardware.PRICES_USD[1])
+]
 
 
 @get("/hardware/table", sync_to_thread=False, responses=problems())
@@ -20,11 +30,11 @@ def hardware_table() -> list[hardware.ClassEstimate]:
 @get("/hardware/estimate", sync_to_thread=False, responses=problems())
 def hardware_estimate(
     *,
-    memory_gb: FromQuery[float | None] = None,
+    memory_gb: Amount = None,
     memory_kind: FromQuery[hardware.MemoryKind | None] = None,
-    bandwidth_gbs: FromQuery[float | None] = None,
+    bandwidth_gbs: Amount = None,
     chip: FromQuery[str | None] = None,
-    price_usd: FromQuery[float | None] = None,
+    price_usd: Price = None,
     price_date: FromQuery[date | None] = None,
 ) -> hardware.Estimate:
     """Every size class against one machine; what depends on a missing input is `unknown`."""

@@ -12,6 +12,7 @@ from litestar.testing import TestClient
 
 from api.http import create_app
 from api.wiring import Argusic, Settings
+from domain.hardware import MOST_GB, PRICES_USD
 from ledger.ledger import Ledger
 from tests.conftest import argusic
 from tests.domain.test_hardware import APPENDIX
@@ -96,3 +97,23 @@ def test_the_estimate_over_http(ledger: Ledger, settings: Settings) -> None:
             assert client.get("/hardware/estimate", params=bad).status_code == 400
         table = client.get("/hardware/table").json()
         assert [round(r["needs_gb"], 2) for r in table] == [v[3] for v in APPENDIX.values()]
+
+
+def test_the_estimate_documents_and_keeps_the_ranges_it_takes(
+    ledger: Ledger, settings: Settings
+) -> None:
+    """Issue 16's fuzzing: 1.8e308 GB was accepted and its usable memory answered as null."""
+    with TestClient(app=create_app(Argusic(settings, ledger))) as client:
+        document = client.get("/schema/openapi.json").json()
+        parameters = document["paths"]["/hardware/estimate"]["get"]["parameters"]
+        ranges = {
+            p["name"]: (p["schema"].get("minimum"), p["schema"].get("maximum")) for p in parameters
+        }
+        assert ranges["memory_gb"] == ranges["bandwidth_gbs"] == (0, MOST_GB)
+        assert ranges["price_usd"] == PRICES_USD
+        for name, value in [("memory_gb", MOST_GB * 1.01), ("price_usd", 0.001)]:
+            answer = client.get(
+                "/hardware/estimate", params={name: value, "price_date": "2026-01-01"}
+            )
+            assert answer.status_code == 400
+            assert answer.json()["extra"][0]["key"] == name
