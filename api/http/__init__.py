@@ -3,14 +3,16 @@ dependencies litestar provides by parameter name."""
 
 from __future__ import annotations
 
-from litestar import Litestar
+from typing import Any
+
+from litestar import Litestar, Request
 from litestar.config.compression import CompressionConfig
 from litestar.di import Provide
 
 from api.http import evidence, hardware, home, ledger, methodology, operators, siiq
 from api.http.errors import exception_handlers
 from api.http.headers import secured
-from api.http.limits import MAX_BODY_BYTES, BoundedRequest, limited
+from api.http.limits import MAX_BODY_BYTES, BoundedRequest, check_positions, limited
 from api.http.openapi import documented, openapi_config
 from api.services.operators import ActionDesk
 from api.web import FORMAT, STATIC, Negotiated, check_format, static_files, template_config
@@ -54,13 +56,20 @@ def create_app(argusic: Argusic) -> Litestar:
         request_max_body_size=MAX_BODY_BYTES,
         request_class=BoundedRequest,
         before_send=[secured],
-        before_request=check_format,
+        before_request=checked,
     )
     documented(app)
     # The limits guard every request, routed or not (litestar's own middleware runs only on a
     # route that matched), inside the send that adds the security headers.
     app.asgi_handler = limited(app.asgi_handler)
     return app
+
+
+def checked(request: Request[Any, Any, Any]) -> None:
+    """litestar's `before_request` hook, before a handler's parameters are read: `?format=`
+    on every path, and positions written in digits."""
+    check_format(request)
+    check_positions(request)
 
 
 def site_check(argusic: Argusic) -> SiteCheck:

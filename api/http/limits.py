@@ -1,11 +1,12 @@
 """What the API accepts at most, refused before any work: a request target (path and query)
 over `MAX_TARGET_BYTES` (414), a body over `MAX_BODY_BYTES` (413), a query parameter given more
-than once (400), a JSON body nested too deep (400), and positions and tree sizes past what the
-ledger's 64-bit columns hold (400, by their declared bounds). The numbers are documented in the
+than once (400), a JSON body nested too deep (400), and positions and tree sizes not written in
+digits or past what the ledger's 64-bit columns hold (400). The numbers are documented in the
 OpenAPI document and in docs/api.md."""
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 from typing import Annotated, Any
 from urllib.parse import parse_qsl
@@ -13,7 +14,8 @@ from urllib.parse import parse_qsl
 from litestar import Request
 from litestar.datastructures import Headers
 from litestar.enums import ScopeType
-from litestar.exceptions import ClientException
+from litestar.exceptions import ClientException, ValidationException
+from litestar.handlers import BaseRouteHandler
 from litestar.params import QueryParameter
 from litestar.status_codes import (
     HTTP_400_BAD_REQUEST,
@@ -43,6 +45,7 @@ Position = Annotated[int, _POSITION]
 """A ledger position or tree size given in a query (`position`, `first`, `second`)."""
 AsOf = Annotated[int | None, _POSITION]
 """An optional one (`as_of`, `size`): the latest when left out."""
+_DIGITS = re.compile("[0-9]+")
 
 LIMITS_DESCRIPTION = (
     f"Limits: a request target (path and query string) of at most {MAX_TARGET_BYTES:,} bytes "
@@ -97,6 +100,32 @@ def limited(app: ASGIApp) -> ASGIApp:
         await app(scope, receive, send)
 
     return guard
+
+
+def check_positions(request: Request[Any, Any, Any]) -> None:
+    """Part of litestar's `before_request` hook: a position or tree size is written in digits.
+    litestar would read `1.0` or `-0` as a number; the document says an integer from 0."""
+    for name in _positions(request.route_handler):
+        value = request.query_params.get(name)
+        if value is not None and not _DIGITS.fullmatch(value):
+            message = f"a position is written in digits, 0 to {MAX_POSITION}"
+            raise ValidationException(
+                detail=f"the query parameter {name!r} is not one: {message}",
+                extra=[{"message": message, "key": name, "source": "query"}],
+            )
+
+
+_declared: dict[BaseRouteHandler, tuple[str, ...]] = {}
+
+
+def _positions(handler: BaseRouteHandler) -> tuple[str, ...]:
+    """The query parameters a handler declares as positions (`Position`, `AsOf`)."""
+    if handler not in _declared:
+        fields = handler.parsed_fn_signature.parameters.items()
+        _declared[handler] = tuple(
+            name for name, field in fields if field.kwarg_definition == _POSITION
+        )
+    return _declared[handler]
 
 
 class BoundedRequest(Request[Any, Any, Any]):

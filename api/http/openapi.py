@@ -12,7 +12,13 @@ import msgspec
 from litestar import Litestar, Request
 from litestar.openapi import OpenAPIConfig, ResponseSpec
 from litestar.openapi.plugins import OpenAPIRenderPlugin
-from litestar.openapi.spec import OpenAPIMediaType, OpenAPIResponse, Operation, Schema
+from litestar.openapi.spec import (
+    OpenAPIMediaType,
+    OpenAPIResponse,
+    Operation,
+    Parameter,
+    Schema,
+)
 from litestar.openapi.spec.enums import OpenAPIType
 from litestar.routes import HTTPRoute
 
@@ -54,7 +60,8 @@ the database may be out of reach."""
 def documented(app: Litestar) -> None:
     """Complete the document once, for what the pages add to every path: each error may be
     answered as a page (text/html) to a client that prefers one, a path with a page answers
-    its document as one too, and a path without a page refuses `?format=html` (406)."""
+    its document as one too, and a path without a page takes only `?format=json` (it refuses
+    `html` with 406)."""
     paths = app.openapi_schema.paths or {}
     for route in app.routes:
         if not isinstance(route, HTTPRoute) or (item := paths.get(route.path_format)) is None:
@@ -63,6 +70,8 @@ def documented(app: Litestar) -> None:
             operation: Operation | None = getattr(item, method.lower(), None)
             if operation is not None and operation.responses is not None:
                 _with_pages(operation.responses, has_page(handler))
+                if not has_page(handler):
+                    _json_only(operation)
 
 
 def _with_pages(responses: dict[str, Any], page: bool) -> None:
@@ -76,6 +85,18 @@ def _with_pages(responses: dict[str, Any], page: bool) -> None:
     for status, response in responses.items():
         if isinstance(response, OpenAPIResponse) and (page or int(status) >= 400):
             response.content = {**(response.content or {}), PAGE_TYPE: html}
+
+
+def _json_only(operation: Operation) -> None:
+    for parameter in operation.parameters or []:
+        if isinstance(parameter, Parameter) and parameter.name == "format":
+            parameter.schema = Schema(
+                one_of=[
+                    Schema(type=OpenAPIType.STRING, const="json"),
+                    Schema(type=OpenAPIType.NULL),
+                ]
+            )
+            parameter.description = "json: this path has no page (html is refused with 406)"
 
 
 class SchemaPage(OpenAPIRenderPlugin):

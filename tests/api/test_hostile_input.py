@@ -75,6 +75,11 @@ def test_a_request_body_over_its_limit_is_413_and_deep_json_is_400(server: str) 
         ("/ledger/checkpoint", {"size": "1.5"}, "size"),
         ("/healthz", {"format": "xml"}, "format"),
         ("/hardware/estimate", {"memory_gb": "nan"}, "memory_gb"),
+        # litestar alone reads these as integers; the document says an integer from 0
+        ("/ledger/proof/inclusion", {"position": "1.0"}, "position"),
+        ("/leaderboard", {"cycle": "2026-09", "as_of": "-0"}, "as_of"),
+        ("/ledger/checkpoint", {"size": "\uff15"}, "size"),  # a fullwidth 5
+        ("/ledger/checkpoint", {"size": ""}, "size"),
     ],
 )
 def test_bad_values_are_400_naming_the_parameter(

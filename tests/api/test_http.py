@@ -84,6 +84,18 @@ def test_openapi_schema_gives_the_position_bounds_exactly(client: TestClient) ->
         assert [type(b) for b in bounds] == [int, int], (path, schema)
 
 
+def test_openapi_schema_offers_format_html_only_where_a_page_is(client: TestClient) -> None:  # type: ignore[type-arg]
+    paths = client.get("/schema/openapi.json").json()["paths"]
+    offered = {
+        path: [p["schema"] for p in paths[path]["get"]["parameters"] if p["name"] == "format"]
+        for path in ("/leaderboard", "/healthz", "/data/index.json")
+    }
+    assert offered["/leaderboard"][0]["pattern"] == "^(json|html)$"
+    for path in ("/healthz", "/data/index.json"):
+        assert offered[path][0]["oneOf"][0] == {"type": "string", "const": "json"}, path
+        assert client.get(path, params={"format": "html"}).status_code == 406
+
+
 def test_a_real_server_process_on_loopback(ledger: Ledger, cli_env: dict[str, str]) -> None:
     append_editions(ledger, 0, 3)
     port = free_port()
