@@ -155,9 +155,15 @@ def test_after_a_timeout_nothing_runs_and_the_key_is_dead(rig: Rig) -> None:
     is left (grandchildren and setsid daemons included) and the key answers 401."""
     rig.schedule("outlasts-budget", "r-timeout", budget=3)
     rig.work()
-    assert rig.state("r-timeout").ended == "timed_out"
-    assert host_processes("argusic-fixture-daemon") == []
-    assert host_processes("sleep 100000") == []
+    state = rig.state("r-timeout")
+    assert state.ended == "timed_out"
+    assert state.sandbox_removed, rig.events("r-timeout")  # by its closer, not left to a sweep
+    assert rig.containers() == []
+    # The last of the sandbox's processes, killed with it, can leave the host's process table a
+    # moment after the engine has answered that the container is gone (seen once in CI, both
+    # cores busy): the rule is that none outlives the removal for long, nor is left running.
+    wait_for(lambda: host_processes("argusic-fixture-daemon") == [], 10)
+    wait_for(lambda: host_processes("sleep 100000") == [], 10)
     key_hash, secret = key_of(rig, "r-timeout")
     assert key_hash not in {k.hash for k in rig.stand_in.live_keys()}
     assert model_call(rig.stand_in, secret) == 401
