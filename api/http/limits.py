@@ -46,6 +46,8 @@ Position = Annotated[int, _POSITION]
 AsOf = Annotated[int | None, _POSITION]
 """An optional one (`as_of`, `size`): the latest when left out."""
 _DIGITS = re.compile("[0-9]+")
+_POSITIONS = "argusic.positions"
+"""The `opt` key under which a handler keeps the names of its position parameters."""
 
 LIMITS_DESCRIPTION = (
     f"Limits: a request target (path and query string) of at most {MAX_TARGET_BYTES:,} bytes "
@@ -115,17 +117,15 @@ def check_positions(request: Request[Any, Any, Any]) -> None:
             )
 
 
-_declared: dict[BaseRouteHandler, tuple[str, ...]] = {}
-
-
 def _positions(handler: BaseRouteHandler) -> tuple[str, ...]:
-    """The query parameters a handler declares as positions (`Position`, `AsOf`)."""
-    if handler not in _declared:
+    """The query parameters a handler declares as positions (`Position`, `AsOf`), found once
+    and kept in its `opt`, litestar's place for what hooks learn of a handler."""
+    if _POSITIONS not in handler.opt:
         fields = handler.parsed_fn_signature.parameters.items()
-        _declared[handler] = tuple(
+        handler.opt[_POSITIONS] = tuple(
             name for name, field in fields if field.kwarg_definition == _POSITION
         )
-    return _declared[handler]
+    return handler.opt[_POSITIONS]  # type: ignore[no-any-return]
 
 
 class BoundedRequest(Request[Any, Any, Any]):
