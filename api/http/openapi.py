@@ -69,8 +69,9 @@ def documented(app: Litestar) -> None:
         for method, (handler, _) in route.route_handler_map.items():
             operation: Operation | None = getattr(item, method.lower(), None)
             if operation is not None and operation.responses is not None:
-                _with_pages(operation.responses, has_page(handler))
-                if not has_page(handler):
+                page = has_page(handler)
+                _with_pages(operation.responses, page)
+                if not page:
                     _json_only(operation)
 
 
@@ -88,6 +89,7 @@ def _with_pages(responses: dict[str, Any], page: bool) -> None:
 
 
 def _json_only(operation: Operation) -> None:
+    """`?format=` as this path takes it: `json` alone (the shared declaration offers html)."""
     for parameter in operation.parameters or []:
         if isinstance(parameter, Parameter) and parameter.name == "format":
             parameter.schema = Schema(
