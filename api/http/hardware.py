@@ -6,19 +6,15 @@ from datetime import date
 from typing import Annotated
 
 from litestar import Router, get
-from litestar.params import FromQuery, QueryParameter
+from litestar.params import FromQuery
 
+from api.http.limits import bounded
 from api.http.openapi import problems
 from domain import hardware
 
-Amount = Annotated[
-    float | None,
-    QueryParameter(ge=0, le=hardware.MOST_GB, schema_extra={"minimum": 0}),  # litestar drops 0
-]
+Amount = Annotated[float | None, bounded(0, hardware.MOST_GB)]
 """Memory (GB) or bandwidth (GB/s), within the range the estimate takes (documented)."""
-Price = Annotated[
-    float | None, QueryParameter(ge=hardware.PRICES_USD[0], le=hardware.PRICES_USD[1])
-]
+Price = Annotated[float | None, bounded(*hardware.PRICES_USD)]
 
 
 @get("/hardware/table", sync_to_thread=False, responses=problems())

@@ -34,13 +34,14 @@ MAX_BODY_BYTES = 65_536
 MAX_POSITION = 2**63 - 1
 """A ledger position or tree size: the largest the ledger's bigint columns hold."""
 
-_POSITION = QueryParameter(
-    ge=0,
-    le=MAX_POSITION,
-    # The bounds as exact integers: litestar writes a bound as a float (2^63 - 1 becomes 2^63)
-    # and leaves out a lower bound of 0.
-    schema_extra={"minimum": 0, "maximum": MAX_POSITION},
-)
+
+def bounded(least: float, most: float) -> Any:
+    """A query parameter from `least` to `most`, documented with the bounds as given: litestar
+    writes a bound as a float (2^63 - 1 becomes 2^63) and leaves out a bound of 0."""
+    return QueryParameter(ge=least, le=most, schema_extra={"minimum": least, "maximum": most})
+
+
+_POSITION = bounded(0, MAX_POSITION)
 Position = Annotated[int, _POSITION]
 """A ledger position or tree size given in a query (`position`, `first`, `second`)."""
 AsOf = Annotated[int | None, _POSITION]
