@@ -105,6 +105,7 @@ def test_a_query_parameter_given_twice_is_400_naming_it_not_read_as_the_last(
     assert detail == f"the query parameter {refusal}; give each parameter once"
     once = httpx.get(f"{server}/ledger/proof/inclusion?position=1&size=3")
     assert once.status_code == 200, once.text
+    assert httpx.get(f"{server}/healthz?&&").status_code == 200  # separators alone name nothing
 
 
 @pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
