@@ -41,16 +41,18 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def serving(env: dict[str, str]) -> Iterator[str]:
-    """`argusic serve` on a free port of 127.0.0.1 over the ledger `env` names; its address."""
+def serving(env: dict[str, str], log: Path | None = None) -> Iterator[str]:
+    """`argusic serve` on a free port of 127.0.0.1 over the ledger `env` names, its log lines
+    written to `log` if given; its address."""
     port = free_port()
-    server = subprocess.Popen(
-        [ARGUSIC, "serve", "--port", str(port)],
-        env=env,
-        start_new_session=True,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-    )
+    with open(log or os.devnull, "ab") as stderr:
+        server = subprocess.Popen(
+            [ARGUSIC, "serve", "--port", str(port)],
+            env=env,
+            start_new_session=True,
+            stdout=subprocess.DEVNULL,
+            stderr=stderr,
+        )
     try:
         address = f"http://127.0.0.1:{port}"
         wait_for(f"{address}/healthz", server)

@@ -48,7 +48,7 @@ def create_app(argusic: Argusic) -> Litestar:
             "siiq": provided(argusic.public_siiq),
             "sources": provided(argusic.public_sources),
             "evidence_store": provided(argusic.store),
-            "actions": provided(ActionDesk(argusic.ledger, argusic.methodology.state)),
+            "actions": provided(ActionDesk(argusic.ledger, argusic.methodology.reader)),
         },
         exception_handlers=exception_handlers(),
         compression_config=CompressionConfig(backend="gzip", gzip_compress_level=6),

@@ -12,6 +12,7 @@ import msgspec
 from eventsourcing.persistence import IntegrityError
 
 from api.services.json_input import decoded
+from api.services.reader import ProjectionReader
 from domain.actions import Context, decide
 from domain.errors import InvalidInput, Rejected, SetupError
 from domain.events import DomainEvent
@@ -179,10 +180,11 @@ def act(
 
 
 class ActionDesk:
-    """Where signed actions arrive: each judged against the state at the ledger's head."""
+    """Where signed actions arrive: each judged against the state at the ledger's head, which
+    the server's readers cannot fold on while it is judged."""
 
-    def __init__(self, ledger: Ledger, state: Callable[[], Methodology]) -> None:
-        self.ledger, self.state = ledger, state
+    def __init__(self, ledger: Ledger, reader: ProjectionReader[Methodology]) -> None:
+        self.ledger, self.reader = ledger, reader
 
     def submit(self, signed: SignedAction) -> ActionReport:
-        return submit(signed, self.ledger, self.state())
+        return self.reader.look(lambda state, _: submit(signed, self.ledger, state))

@@ -82,8 +82,10 @@ class LedgerQueries:
 D = TypeVar("D")
 
 
-def _public_state(state: Methodology, _: int) -> Methodology:
-    return public_state(state)
+def _published_limit(state: Methodology, _: int) -> int:
+    """The position the public sees: the latest approved, 0 before any."""
+    approval = state.published()
+    return 0 if approval is None else approval.position
 
 
 class MethodologyQueries:
@@ -94,18 +96,15 @@ class MethodologyQueries:
     def __init__(self, ledger: Ledger, *, published: bool = False) -> None:
         self.ledger = ledger
         self.published = published
-        self.reader = ProjectionReader(ledger, MethodologyProjection())
+        seen = public_state if published else None
+        self.reader = ProjectionReader(ledger, MethodologyProjection(), seen)
 
     def _answer(self, key: Hashable, view: View[Methodology, D], as_of: int | None) -> D:
         if not self.published:
             return self.reader.answer(key, view, as_of)
-        approval = self.reader.latest().published()
-        limit = 0 if approval is None else approval.position
-        position = published_as_of(as_of, limit)
-        # What the public may see is worked out once per position, not once per view.
-        public = self.reader.answer(("public state",), _public_state, position)
-        document = self.reader.answer(key, lambda _, at: view(public, at), position)
-        if approval is None or not hasattr(document, "approved"):
+        limit = self.published_position()
+        document = self.reader.answer(key, view, published_as_of(as_of, limit))
+        if limit == 0 or not hasattr(document, "approved"):
             return document
         checkpoint = self.ledger.checkpoint(limit)
         approved = Approved(position=limit, root=checkpoint.root.hex(), note=checkpoint.note)
@@ -151,13 +150,21 @@ class MethodologyQueries:
         return self._answer(("disputes",), disputes_view, None)
 
     def state(self) -> Methodology:
-        """The folded state at the head (read only)."""
+        """The folded state at the head, for a caller alone with these queries (a command);
+        a server decides through `reader.look`."""
         return self.reader.latest()
 
     def published_position(self) -> int:
         """The position the public sees: the latest approved, 0 before any."""
-        approval = self.state().published()
-        return 0 if approval is None else approval.position
+        return self.reader.look(_published_limit)
+
+
+def _documents_position(state: Siiq, position: int) -> int:
+    """The position the published documents are as of for a read as of `position`: the one
+    before the publication at or before it, the position itself before any."""
+    publications = state.guards.publications
+    at = bisect_right(publications, position)
+    return publications[at - 1] - 1 if at else position
 
 
 Published = Callable[[], int]
@@ -185,9 +192,7 @@ class SiiqQueries:
     def publication_position(self, as_of: int | None = None) -> int:
         """The position the published documents are as of, for a read as of `as_of`."""
         position = self.position(as_of)
-        publications = self.reader.latest().guards.publications
-        at = bisect_right(publications, position)
-        return publications[at - 1] - 1 if at else position
+        return self.reader.look(lambda state, _: _documents_position(state, position))
 
     def index(self, as_of: int | None = None) -> IndexDocument:
         return self.index_at(self.publication_position(as_of))
@@ -213,15 +218,14 @@ class SiiqQueries:
         return msgspec.structs.replace(page, history=history)
 
     def evidence_at(self, position: int) -> bytes:
-        view = lambda state, at: guarded_evidence(self._sources_at(at), state)  # noqa: E731
-        return self.reader.answer(("evidence",), view, position)
+        view = lambda sources, state, _: guarded_evidence(sources, state)  # noqa: E731
+        return self.reader.answer(("evidence",), self._with_sources(view), position)
 
     def history_at(self, position: int) -> HistoryDocument:
         return self.reader.answer(("history",), history_document, position)
 
     def status_at(self, position: int) -> StatusDocument:
-        view = lambda state, at: siiq_status(self._sources_at(at), state, at)  # noqa: E731
-        return self.reader.answer(("status",), view, position)
+        return self.reader.answer(("status",), self._with_sources(siiq_status), position)
 
     def documents(self, position: int) -> dict[str, bytes]:
         """The four published documents as of `position`, as served (section 8)."""
@@ -232,8 +236,10 @@ class SiiqQueries:
             "status": msgspec.json.encode(self.status_at(position)),
         }
 
-    def _sources_at(self, position: int) -> Sources:
-        return self.sources.answer(("state",), lambda state, _: state, position)
+    def _with_sources(self, view: Callable[[Sources, Siiq, int], D]) -> View[Siiq, D]:
+        """`view` of the sources' state and SI-IQ's as of one position, run while neither can
+        change (SI-IQ's reader holds its lock, then the sources' reader its own)."""
+        return lambda state, at: self.sources.look(lambda sources, _: view(sources, state, at), at)
 
     def holds(self) -> list[HoldRow]:
-        return holds(self.reader.latest())
+        return self.reader.look(lambda state, _: holds(state))

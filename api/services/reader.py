@@ -36,16 +36,29 @@ def published_as_of(as_of: int | None, published: int) -> int:
     return as_of
 
 
+_SEEN = object()
+"""The key a reader's `seen` state is cached under, beside its views."""
+
+
 class ProjectionReader(Generic[M]):
     """The latest state is kept in memory and folded on as events arrive (the first read
     catches the stored model up and stores it), and so is the state at the earlier position
     last asked for (the published one, usually), folded on as that position moves; views of
-    both are cached per position."""
+    both are cached per position.
 
-    def __init__(self, ledger: Ledger, projection: Projection[M]) -> None:
+    Both states are folded on in place, so a reader shared between threads (the server's) is
+    read only through `answer` and `look`, which run while the state they are given cannot
+    change; what they return must hold nothing of it that a later event changes."""
+
+    def __init__(
+        self, ledger: Ledger, projection: Projection[M], seen: Callable[[M], M] | None = None
+    ) -> None:
+        """`seen`: what the views see of a state (all of it by default; the public part for a
+        public reader), worked out once per position."""
         self.ledger = ledger
         self.projection = projection
         self.read_model = ReadModel(ledger, projection)
+        self._seen = seen
         self._lock = threading.Lock()
         self._latest: tuple[int, M] | None = None
         self._views: dict[Hashable, object] = {}
@@ -55,7 +68,36 @@ class ProjectionReader(Generic[M]):
         self._pinned_views: dict[Hashable, object] = {}
 
     def answer(self, key: Hashable, view: View[M, T], as_of: int | None = None) -> T:
-        """`view` of the state as of `as_of` (the latest by default); `key` names the view."""
+        """`view` of the state as of `as_of` (the latest by default), as `seen` shows it,
+        cached per position; `key` names the view."""
+
+        def cached(state: M, at: int, views: dict[Hashable, object]) -> T:
+            if key not in views:
+                views[key] = view(self._seen_in(state, views), at)
+            return views[key]  # type: ignore[return-value]
+
+        return self._at(as_of, cached)
+
+    def look(self, use: View[M, T], as_of: int | None = None) -> T:
+        """`use` of the whole state as of `as_of` (the latest by default), uncached: a check
+        or a decision that must see the state as it is while it runs."""
+        return self._at(as_of, lambda state, at, _: use(state, at))
+
+    def latest(self) -> M:
+        """The state at the head, for a caller alone with this reader (one command's pass):
+        later reads fold on it in place."""
+        return self.look(lambda state, _: state)
+
+    def _seen_in(self, state: M, views: dict[Hashable, object]) -> M:
+        if self._seen is None:
+            return state
+        if _SEEN not in views:
+            views[_SEEN] = self._seen(state)
+        return views[_SEEN]  # type: ignore[return-value]
+
+    def _at(self, as_of: int | None, use: Callable[[M, int, dict[Hashable, object]], T]) -> T:
+        """`use` of the state at a position and of the views cached there, under the lock of
+        the state it is (the latest or the pinned)."""
         head = self.ledger.size()
         position = position_as_of(head, as_of)
         with self._lock:
@@ -63,20 +105,9 @@ class ProjectionReader(Generic[M]):
             if position == latest:
                 if self._views_at != latest:
                     self._views, self._views_at = {}, latest
-                if key not in self._views:
-                    self._views[key] = view(state, latest)
-                return self._views[key]  # type: ignore[return-value]
+                return use(state, latest, self._views)
         with self._pinned_lock:
-            state = self._pinned_at(position)
-            if key not in self._pinned_views:
-                self._pinned_views[key] = view(state, position)
-            return self._pinned_views[key]  # type: ignore[return-value]
-
-    def latest(self) -> M:
-        """The state at the head; callers must not change it."""
-        head = self.ledger.size()
-        with self._lock:
-            return self._caught_up(head)[1]
+            return use(self._pinned_at(position), position, self._pinned_views)
 
     # Each read asks the ledger's size before it takes a lock: with the database away, every
     # read fails on its own at once instead of queueing behind the one that holds the lock.

@@ -43,8 +43,8 @@ def evidence_views(state: Methodology, run_id: str) -> dict[str, EvidenceView]:
         kind: EvidenceView(
             raw_sha256=copy.raw_sha256,
             served_sha256=copy.served_sha256,
-            transforms=copy.transforms,
-            counts=copy.counts,
+            transforms=list(copy.transforms),  # copies: the fold adds to a copy's in place
+            counts=dict(copy.counts),
             key_material_masked=copy.counts.get("private_key_body", 0) > 0,
             withheld=copy.withheld,
             stored_sha256=copy.stored_sha256,
@@ -69,6 +69,6 @@ def served_copy(state: Methodology, as_of: int, run_id: str, kind: str) -> Serve
         media_type=MEDIA_TYPES[kind],
         raw_sha256=copy.raw_sha256,
         served_sha256=copy.served_sha256,
-        transforms=copy.transforms,
+        transforms=list(copy.transforms),
         withheld="; ".join(withheld) or None,
     )

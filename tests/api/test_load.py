@@ -316,7 +316,8 @@ def test_mixed_reads_while_an_ingest_appends_all_answer_from_one_whole_publicati
     load_bundled_demo(settings, ledger)
     writer = Writer(settings, tmp_path / "records", runs=150)
     writer.published(*writer.round(ledger, 1))  # the readers start with runs of the load
-    with serving(cli_env) as origin:
+    log = tmp_path / "server.log"
+    with serving(cli_env, log) as origin:
         with writer.running(rounds=5):
             started = time.perf_counter()
             answers = mixed_load(origin, writer.publications, REQUESTS, CLIENTS, seconds=SECONDS)
@@ -325,7 +326,8 @@ def test_mixed_reads_while_an_ingest_appends_all_answer_from_one_whole_publicati
 
     assert len(answers) == REQUESTS or elapsed > SECONDS, "every client stopped by itself"
     assert len(answers) >= REQUESTS // 4, "a slow server answered too few to tell"
-    assert not problems, f"{len(problems)} inconsistent answers, the first: {problems[:10]}"
+    errors = [line for line in log.read_text().splitlines() if '"level": "error"' in line]
+    assert not problems, f"{len(problems)} inconsistent, the first: {problems[:10]}; {errors[:3]}"
     seen = {json.loads(a.body)["as_of"] for a in answers if a.kind in {"leaderboard", "run"}}
     assert len(seen) > 1, "an ingest was published while the clients read"
     print(  # the report: `pytest -s` shows it
