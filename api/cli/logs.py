@@ -6,19 +6,32 @@ import logging
 import sys
 
 import structlog
+from structlog.dev import RichTracebackFormatter
+from structlog.tracebacks import ExceptionDictTransformer
 
 
 def configure(log_format: str | None) -> None:
     fmt = log_format or ("console" if sys.stderr.isatty() else "json")
-    renderer: structlog.types.Processor = (
-        structlog.dev.ConsoleRenderer() if fmt == "console" else structlog.processors.JSONRenderer()
+    # An error's traceback is logged with its frames, never their local variables: a local
+    # can hold a key or a token, and no secret reaches a log line.
+    renderers: list[structlog.types.Processor] = (
+        [
+            structlog.dev.ConsoleRenderer(
+                exception_formatter=RichTracebackFormatter(show_locals=False)
+            )
+        ]
+        if fmt == "console"
+        else [
+            structlog.processors.ExceptionRenderer(ExceptionDictTransformer(show_locals=False)),
+            structlog.processors.JSONRenderer(),
+        ]
     )
     structlog.configure(
         processors=[
             structlog.contextvars.merge_contextvars,
             structlog.processors.add_log_level,
             structlog.processors.TimeStamper(fmt="iso", utc=True),
-            renderer,
+            *renderers,
         ],
         wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),

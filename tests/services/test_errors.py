@@ -4,6 +4,8 @@ on the CLI and over HTTP, and a stray builtin error is a logged 500, never a qui
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,6 +17,8 @@ from api.services.queries import MethodologyQueries
 from api.wiring import Argusic
 from tests.conftest import append_editions, argusic
 from tests.services.fakes import bootstrap
+
+ROOT = Path(__file__).resolve().parents[2]
 
 SAME_INPUT = [
     (("ledger", "proof", "inclusion", "0"), ("/ledger/proof/inclusion", {"position": 0})),
@@ -70,3 +74,38 @@ def test_a_stray_builtin_error_is_a_logged_500(
     assert answer.json() == {"status_code": 500, "detail": "internal error"}
     logged = capsys.readouterr()
     assert "KeyError('r1')" in logged.out + logged.err
+
+
+LOGGED_ERROR = """
+import structlog
+from api.cli import logs
+
+logs.configure({fmt!r})
+
+def judge(run_id):
+    token = "sk-a-local-secret"
+    return {{}}[run_id]
+
+try:
+    judge("r1")
+except KeyError as e:
+    structlog.get_logger().error("unexpected error", exc_info=e)
+"""
+
+
+@pytest.mark.parametrize("fmt", ["json", "console"])
+def test_a_logged_error_shows_its_frames_and_never_their_locals(fmt: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", LOGGED_ERROR.format(fmt=fmt)],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    assert "judge" in done.stderr, "the frame where it failed is named"
+    assert "KeyError" in done.stderr
+    assert "sk-a-local-secret" not in done.stderr
+    if fmt == "json":
+        logged = json.loads(done.stderr)
+        frames = logged["exception"][0]["frames"]
+        assert frames[-1]["name"] == "judge"
