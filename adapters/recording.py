@@ -1,8 +1,9 @@
 """The session's recording, made on the host from the bytes the agent's pseudo-terminal sends
 (methodology section 7, point 5): asciicast v2 written as output arrives, one event a write
 (UTF-8 decoded incrementally, times to 6 decimals), and the full raw log beside it. Each event
-is one unbuffered write, so a SIGKILL of the orchestrator still leaves a valid recording;
-nothing is installed in the sandbox to record it.
+is one unbuffered write, so a SIGKILL of the orchestrator leaves a valid recording up to its
+last whole event (`cut_torn_write` drops what a write cut half way left after it); nothing is
+installed in the sandbox to record it.
 """
 
 from __future__ import annotations
@@ -71,3 +72,24 @@ class SessionRecorder:
         os.close(self._cast)
         os.close(self._log)
         self.closed = True
+
+
+_TAIL_BLOCK = 64 * 1024
+
+
+def cut_torn_write(cast: Path) -> int:
+    """Cut a recording back to its last whole line; the bytes cut. A fatal signal may stop a
+    write part way (Linux lets SIGKILL interrupt a write between pages), leaving the start of
+    an event and never its end: that part is dropped (the log beside it has those bytes)."""
+    with open(cast, "r+b") as file:
+        size = end = file.seek(0, os.SEEK_END)
+        while end > 0:
+            start = max(0, end - _TAIL_BLOCK)
+            file.seek(start)
+            newline = file.read(end - start).rfind(b"\n")
+            if newline >= 0:
+                end = start + newline + 1
+                break
+            end = start
+        file.truncate(end)
+    return size - end

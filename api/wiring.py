@@ -20,7 +20,7 @@ from adapters.banners import banner_patterns
 from adapters.clock import utc_now
 from adapters.crosscheck import ChatCrossChecker, CrossCheckStandIn
 from adapters.orchestrator_config import config_path, load_config
-from adapters.recording import SessionRecorder
+from adapters.recording import SessionRecorder, cut_torn_write
 from adapters.sources.config import SourcesConfig, load_sources_config
 from adapters.sources.github import CommitResolver
 from adapters.sources.http import HttpFetcher
@@ -239,6 +239,7 @@ def build_runner(settings: Settings, ledger: Ledger, env: Mapping[str, str] = os
         open_recorder=lambda cast, log, title, timestamp: SessionRecorder(
             cast, log, title=title, timestamp=timestamp
         ),
+        cut_torn_write=cut_torn_write,
         clock=utc_now,
         nonce=lambda: secrets.token_hex(4),
         shared_keys={k: v for k, v in env.items() if k.endswith("_API_KEY")},

@@ -105,15 +105,25 @@ def stop_all(runner: Runner, by: str) -> list[str]:
 
 def recover(runner: Runner, worker: str) -> list[str]:
     """An orchestrator restart: every run this worker had in flight is aborted (its recording
-    was cut), cleaned up and rerun; runs it left ending are closed."""
+    was cut, at its last whole event), cleaned up and rerun; runs it left ending are closed."""
     board = RunBoard(runner.log.ledger).refresh()
     mine = [s for s in board.runs.values() if s.worker == worker and s.phase != "closed"]
     for found in mine:
         state = found
         if state.phase in IN_PROGRESS:
-            state = abort(runner, state, "the orchestrator restarted while the run was in flight")
+            state = abort(runner, state, _restarted(runner, state.run_id))
         finish(runner, state, None, None)
     return [s.run_id for s in mine]
+
+
+def _restarted(runner: Runner, run_id: str) -> str:
+    """Why a run in flight was aborted at a restart, with what of its recording's last write,
+    cut half way by the kill, was dropped."""
+    reason = "the orchestrator restarted while the run was in flight"
+    cast, _ = runner.evidence_paths(run_id)
+    if cast.exists() and (cut := runner.cut_torn_write(cast)):
+        return f"{reason} (the recording's last write, cut half way, dropped: {cut} bytes)"
+    return reason
 
 
 def finish(

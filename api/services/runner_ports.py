@@ -129,6 +129,8 @@ class Runner:
     instructions: bytes
     evidence_root: Path
     open_recorder: Callable[[Path, Path, str, int], Recorder]
+    cut_torn_write: Callable[[Path], int]
+    """A recording whose writer was killed cut back to its last whole event; the bytes cut."""
     clock: Callable[[], datetime]
     nonce: Callable[[], str]
     shared_keys: Mapping[str, str] = field(default_factory=dict)

@@ -1,4 +1,5 @@
-"""The host-side recorder: asciicast v2 as output arrives, valid even after a SIGKILL."""
+"""The host-side recorder: asciicast v2 as output arrives, valid to its last whole event
+even after a SIGKILL."""
 
 from __future__ import annotations
 
@@ -11,7 +12,9 @@ import time
 from itertools import count
 from pathlib import Path
 
-from adapters.recording import SessionRecorder
+import pytest
+
+from adapters.recording import SessionRecorder, cut_torn_write
 from domain.evidence.asciicast import parse, split_lines, timings
 
 
@@ -54,7 +57,9 @@ def test_invalid_utf8_is_replaced_not_fatal(tmp_path: Path) -> None:
 WRITER = """
 import sys, time
 from pathlib import Path
-from adapters.recording import SessionRecorder
+
+import pytest
+from adapters.recording import SessionRecorder, cut_torn_write
 recorder = SessionRecorder(Path(sys.argv[1]), Path(sys.argv[2]), title="r", timestamp=1)
 n = 0
 while True:
@@ -75,6 +80,26 @@ def test_the_recording_is_valid_after_a_sigkill(tmp_path: Path) -> None:
         time.sleep(0.05)
     writer.send_signal(signal.SIGKILL)
     writer.wait()
+    cut_torn_write(cast)  # as a restart does: a write the kill cut half way is dropped
     recorded = events(cast)  # every line parses: no half-written event
     assert len(recorded) > 10
     assert all(e[1] == "o" for e in recorded)
+
+
+@pytest.mark.parametrize("torn", [b"[0.5", b'[1.000000, "o", "half an ev', b"x" * 70_000])
+def test_a_torn_last_write_is_cut_back_to_the_last_whole_event(tmp_path: Path, torn: bytes) -> None:
+    """What a kill leaves of a write stopped part way: the start of an event, never its end,
+    however long (beyond the 64 KiB read back at a time too)."""
+    cast = tmp_path / "s.cast"
+    recorder = SessionRecorder(cast, tmp_path / "s.log", title="r", timestamp=1)
+    recorder.write(b"one\r\n")
+    recorder.write(b"two\r\n")
+    recorder.close()
+    whole = cast.read_bytes()
+    with open(cast, "ab") as file:
+        file.write(torn)
+    assert cut_torn_write(cast) == len(torn)
+    assert cast.read_bytes() == whole
+    assert [e[2] for e in events(cast)] == ["one\r\n", "two\r\n"]
+    assert cut_torn_write(cast) == 0, "a recording ending in a whole event is left as it is"
+    assert cast.read_bytes() == whole

@@ -246,12 +246,13 @@ def test_an_orchestrator_killed_mid_run_leaves_nothing_after_restart_and_sweep(
     rig: Rig, cli_env: dict[str, str]
 ) -> None:
     """agent-baselines #25, trajectoryRL #203: after a SIGKILL, restart + sweep leave no
-    container, volume or key; the run is aborted and rescheduled; the cast is valid."""
+    container, volume or key; the run is aborted and rescheduled; the cast is stored valid to
+    its last whole event (a write the kill stopped part way is dropped)."""
     import signal
     import subprocess
 
     from api.services.run_end import recover
-    from domain.evidence.asciicast import parse, split_lines
+    from domain.events import RecordingWithheld, RunAborted, streams
     from tests.conftest import ARGUSIC
 
     rig.schedule("outlasts-budget", "r-crash", budget=120)
@@ -271,10 +272,14 @@ def test_an_orchestrator_killed_mid_run_leaves_nothing_after_restart_and_sweep(
         worker.wait()
     assert rig.containers()  # left running by the dead orchestrator
     assert rig.live_keys()
-    header, _, blocks = parse(split_lines([cast.read_bytes()]))  # valid after the SIGKILL
-    assert header["version"] == 2
-    assert sum(len(b.lines) for b in blocks) >= 2
+    with open(cast, "ab") as torn:  # what a write the kill stopped part way may leave
+        torn.write(b'[9.000000, "o", "compiling un')
     assert recover(rig.runner, "w-crash") == ["r-crash"]  # what `argusic worker` does first
+    aborted = next(e for e in rig.events("r-crash") if isinstance(e, RunAborted))
+    assert "the recording's last write, cut half way, dropped" in aborted.reason
+    cast_events = [r.event for r in rig.ledger.stream(streams.evidence("r-crash", "cast"))]
+    assert cast_events, "the recording was stored"
+    assert not [e for e in cast_events if isinstance(e, RecordingWithheld)], "and it parsed"
     sweep(rig.runner)
     assert rig.containers() == []
     assert rig.live_keys() == []
