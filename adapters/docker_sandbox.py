@@ -43,6 +43,10 @@ class SandboxGone(SandboxError):
     """The container is not there (removed from outside, or never made)."""
 
 
+class RemovalInProgress(SandboxError):
+    """Another caller is removing the container (the engine answers 409)."""
+
+
 @dataclass(frozen=True)
 class ContainerState:
     running: bool
@@ -64,6 +68,8 @@ def _bounded(what: str, call: Callable[[], T]) -> T:
     except docker.errors.NotFound as e:
         raise SandboxGone(f"{what}: {e.explanation or 'not found'}") from None
     except docker.errors.APIError as e:
+        if e.status_code == 409 and "already in progress" in str(e.explanation):
+            raise RemovalInProgress(f"{what}: {e.explanation}") from None
         raise SandboxError(f"{what}: {e.explanation or e}") from None
     except (requests.exceptions.Timeout, TimeoutError):
         raise SandboxError(f"{what}: the Docker engine did not answer in time") from None
@@ -275,12 +281,27 @@ class DockerSandboxes:
                 raise
 
     def remove(self, name: str) -> bool:
-        """Remove the container with its anonymous volumes; False when it was already gone."""
+        """Remove the container with its anonymous volumes; False when it was already gone, or
+        another closer of the run was removing it (then once it is gone)."""
         try:
             _bounded(f"remove {name}", lambda: self.api.remove_container(name, v=True, force=True))
         except SandboxGone:
             return False
+        except RemovalInProgress:
+            self._gone(name)
+            return False
         return True
+
+    def _gone(self, name: str) -> None:
+        """Wait, up to `timeout`, for another's removal of a container to end."""
+        deadline = time.monotonic() + self.timeout
+        while time.monotonic() < deadline:
+            try:
+                _bounded(f"inspect {name}", lambda: self.api.inspect_container(name))
+            except SandboxGone:
+                return
+            time.sleep(0.1)
+        raise SandboxError(f"remove {name}: another removal did not end in {self.timeout:g}s")
 
     def owned(self) -> list[OwnedSandbox]:
         """Every container a run made: labelled and named as the runner names them."""

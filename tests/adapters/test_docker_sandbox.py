@@ -11,6 +11,7 @@ import threading
 import time
 import uuid
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 import pytest
@@ -176,6 +177,34 @@ def test_a_taken_name_is_refused(sandboxes: DockerSandboxes, made: list[str]) ->
     create(sandboxes, made, s, files(project__x="x"))
     with pytest.raises(SandboxError, match=r"Conflict|already in use"):
         sandboxes.create(s, files(project__x="x"))
+
+
+def removed_at_once(sandboxes: DockerSandboxes, name: str) -> list[bool | SandboxError]:
+    """Two removals of one container started together: what each returned, or raised."""
+    together = threading.Barrier(2)
+
+    def remove() -> bool | SandboxError:
+        together.wait()
+        try:
+            return sandboxes.remove(name)
+        except SandboxError as e:
+            return e
+
+    with ThreadPoolExecutor(2) as closers:
+        return list(closers.map(lambda _: remove(), range(2)))
+
+
+def test_two_closers_removing_one_sandbox_both_see_it_gone(
+    sandboxes: DockerSandboxes, made: list[str]
+) -> None:
+    """A cancel and the run's worker close a run at once: the engine answers the second
+    removal 409 ("already in progress"), which is no failure; each returns once it is gone."""
+    for _ in range(5):
+        s = spec()
+        create(sandboxes, made, s, files(project__x="x"))
+        removed = removed_at_once(sandboxes, s.name)
+        assert sorted(removed, key=str) == [False, True], removed
+        assert s.name not in [o.name for o in sandboxes.owned()]
 
 
 def test_the_baseline_image_has_its_agent(
