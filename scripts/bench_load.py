@@ -1,5 +1,5 @@
 """The load of `tests/api/test_load.py`, larger, on SQLite and PostgreSQL: loopback clients send
-a fixed number of leaderboard, run, evidence and proof requests (for at most 60 s) to
+a fixed number of leaderboard, run, evidence, proof and SI-IQ status requests (for at most 60 s) to
 `argusic serve` over the demo ledger while another process ingests runs and publishes them;
 against the same clients asking the same server for `/healthz` as many times, in the same run.
 Every answer is checked as the test checks it; the bench stops on the first that fails.

@@ -1,9 +1,10 @@
 """A bounded load (issue 16, item 5) on SQLite and PostgreSQL: loopback clients send a fixed
-number of leaderboard, run, evidence and proof requests to a real `argusic serve` over the demo
-ledger while an ingest appends runs in batches and an operator publishes after each ingest.
-Every answer is a 200 and consistent with one published position: one the operator approved,
-holding exactly the runs ingested before that approval, each with its evidence, and answered
-the same when asked as of that position afterwards. `scripts/bench_load.py` runs it larger."""
+number of leaderboard, run, evidence, proof and SI-IQ status requests to a real `argusic serve`
+over the demo ledger while an ingest appends runs in batches and an operator publishes after
+each ingest. Every answer is a 200 and consistent with one published position: one the operator
+approved, holding exactly the runs ingested before that approval, each with its evidence, and
+answered the same when asked as of that position afterwards. `scripts/bench_load.py` runs it
+larger."""
 
 from __future__ import annotations
 
@@ -37,7 +38,7 @@ CYCLE = "2026-10"
 """The demo's open cycle: its agents and public projects take the load's runs."""
 AGENTS = ["demo-agent-a", "demo-agent-b", "demo-agent-c"]
 PROJECTS = ["demo/pixel-forge", "demo/night-owl"]
-KINDS = ["leaderboard", "run", "evidence", "proof"]
+KINDS = ["leaderboard", "run", "evidence", "proof", "status"]
 
 
 class Publications:
@@ -157,6 +158,8 @@ def request(kind: str, known: int, runs: list[str], rng: random.Random) -> str:
             return "/healthz"
         case "leaderboard":
             return f"/leaderboard?cycle={CYCLE}"
+        case "status":
+            return "/status.json"
         case "run":
             return f"/runs/{run_id}"
         case "evidence":
@@ -254,12 +257,13 @@ def inconsistencies(answers: list[Answer], publications: Publications, origin: s
     """Every answer that is not a 200 consistent with one published position, named; the
     leaderboards are also compared with the same read as of their position, asked now."""
     roots: dict[int, str] = {}
-    later: dict[int, Any] = {}
+    later: dict[tuple[str, int], Any] = {}
     with httpx.Client(base_url=origin, timeout=60) as http:
         for position in publications.positions:  # in order: each read folds on the one before
             roots[position] = http.get(f"/ledger/checkpoint?size={position}").json()["root"]
             params = {"cycle": CYCLE, "as_of": position}
-            later[position] = http.get("/leaderboard", params=params).json()
+            later["leaderboard", position] = http.get("/leaderboard", params=params).json()
+            later["status", position] = http.get("/status.json", params={"as_of": position}).json()
     found = []
     for a in answers:
         if a.status != 200:
@@ -282,19 +286,24 @@ def without_approval(document: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in document.items() if k != "approved"}
 
 
-def unpublished(a: Answer, publications: Publications, later: dict[int, Any]) -> list[str]:
-    """What in a leaderboard or a run page is not as one published position holds it."""
+def unpublished(
+    a: Answer, publications: Publications, later: dict[tuple[str, int], Any]
+) -> list[str]:
+    """What in a leaderboard, a run page or SI-IQ's status is not as one published position
+    holds it."""
     document = json.loads(a.body)
     position = document["as_of"]
     if position not in publications.runs or position < a.known:
         return [f"as of {position}, not a publication from {a.known} on"]
+    if a.kind == "status":
+        return [] if later["status", position] == document else [f"status otherwise at {position}"]
     found = []
     if document["approved"]["position"] != position:
         found.append(f"as of {position} but approved at {document['approved']['position']}")
     if a.kind == "leaderboard":
         if leaderboard_runs(document) != publications.runs[position]:
             found.append(f"as of {position}, not the runs published there")
-        if without_approval(later[position]) != without_approval(document):
+        if without_approval(later["leaderboard", position]) != without_approval(document):
             found.append(f"answered otherwise as of {position} afterwards")
     else:
         if document["run_id"] not in publications.runs[position]:
