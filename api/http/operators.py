@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from litestar import Router, post
 from litestar.di import NamedDependency
+from litestar.params import JSONBody
 
 from api.http.openapi import problems
 from api.services.operators import ActionDesk, ActionReport
@@ -11,7 +12,9 @@ from domain.operators import SignedAction
 
 
 @post("/operator/actions", sync_to_thread=True, status_code=201, responses=problems(503))
-def submit_action(actions: NamedDependency[ActionDesk], data: SignedAction) -> ActionReport:
+def submit_action(
+    actions: NamedDependency[ActionDesk], data: JSONBody[SignedAction]
+) -> ActionReport:
     """Verify a signed action (a known, unrevoked key; its signature; its next sequence; a
     role that allows it) and append it with what it decides, or refuse it naming why."""
     return actions.submit(data)
