@@ -105,13 +105,14 @@ class Raw:
             self.conn.executemany("INSERT INTO raw VALUES (?, ?, ?, ?, ?, ?)", rows)
             self.conn.execute("COMMIT")
             return
-        with self.conn.transaction():
-            self.conn.execute(
-                "INSERT INTO raw SELECT * FROM unnest(%b::bigint[], %b::text[], %b::bigint[],"
-                " %b::text[], %b::bytea[], %b::bytea[])",
-                [list(c) for c in zip(*rows, strict=True)],
-                prepare=True,
-            )
+        # One statement on an autocommit connection is a transaction of its own, as the ledger's
+        # batch is: no BEGIN and COMMIT round trips around it.
+        self.conn.execute(
+            "INSERT INTO raw SELECT * FROM unnest(%b::bigint[], %b::text[], %b::bigint[],"
+            " %b::text[], %b::bytea[], %b::bytea[])",
+            [list(c) for c in zip(*rows, strict=True)],
+            prepare=True,
+        )
 
     def select_all(self) -> int:
         return select_all(self._cursor, "raw", "?" if self.backend == "sqlite" else "%s")
