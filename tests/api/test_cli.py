@@ -29,7 +29,7 @@ def demo_env(cli_env: dict[str, str]) -> dict[str, str]:
 
 def test_init_is_idempotent(cli_env: dict[str, str]) -> None:
     first = run_json(cli_env, "init")
-    assert first["applied_migrations"] == ["0001_ledger", "0002_projections"]
+    assert first["applied_migrations"] == ["0001_ledger", "0002_projections", "0003_projection_lz4"]
     second = run_json(cli_env, "init")
     assert second["applied_migrations"] == []
     assert second["public_key"] == first["public_key"]

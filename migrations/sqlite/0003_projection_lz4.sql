@@ -1,0 +1,2 @@
+-- PostgreSQL's read models are compressed with lz4 from here on; SQLite stores them as they
+-- are, so nothing changes here (the same numbering keeps both dialects' migrations alike).
