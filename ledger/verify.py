@@ -21,6 +21,7 @@ import msgspec
 
 from ledger import codec
 from ledger.batch import KEEP_FROM_LEVEL, StoredRow
+from ledger.collector import collector_paused
 from ledger.ledger import Ledger, prefetched_pages
 from ledger.merkle import extend, leaf_hash, root_from_frontier
 from ledger.sealing import Checkpoint
@@ -183,6 +184,7 @@ class _Walk:
         self.problems.append(Problem(position, reason))
 
 
+@collector_paused()  # pages of rows, headers and hashes: millions of objects, no cycles
 def verify_range(
     ledger: Ledger, after: int, upto: int | None, progress: Callable[[int], None] | None = None
 ) -> _Part:

@@ -6,11 +6,10 @@
 
 from __future__ import annotations
 
-import gc
-from collections.abc import Iterable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterable
 from typing import Protocol, TypeVar
 
+from ledger.collector import collector_paused
 from ledger.ledger import RecordedEvent
 
 M = TypeVar("M")
@@ -33,18 +32,3 @@ def fold(projection: Projection[M], events: Iterable[RecordedEvent], model: M | 
         for recorded in events:
             current = projection.apply(current, recorded)
     return current
-
-
-@contextmanager
-def collector_paused() -> Iterator[None]:
-    """Python's cycle collector held off while a model is built. A fold allocates millions of
-    objects that outlive it and makes no cycles, and each time the collector ran it walked the
-    growing model again: a third of a rebuild's time. Reference counting still frees garbage;
-    the collector runs again after (a fold inside another leaves it to the outer one)."""
-    enabled = gc.isenabled()
-    gc.disable()
-    try:
-        yield
-    finally:
-        if enabled:
-            gc.enable()

@@ -9,8 +9,9 @@ from typing import Generic
 import msgspec
 
 from ledger.codec import encode_json
+from ledger.collector import collector_paused
 from ledger.ledger import Ledger
-from projections.base import M, Projection, collector_paused, fold
+from projections.base import M, Projection, fold
 
 
 class ReadModel(Generic[M]):
