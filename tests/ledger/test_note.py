@@ -95,3 +95,42 @@ def test_a_note_whose_text_holds_a_control_character_is_refused(control: str) ->
     note = f"origin{control}\n1\n\n\u2014 PeterNeumann {SIGNATURE}\n"
     with pytest.raises(NoteError, match="control characters other than newline"):
         open_note(note, Verifier.parse(VKEY))
+
+
+
+ORDER = 2**252 + 27742317777372353535851937790883648493
+"""L, the order of Ed25519's base point (RFC 8032 5.1)."""
+
+
+def bent(signature: bytes, message: bytes) -> list[tuple[bytes, bytes]]:
+    """(message, signature) pairs that must all be refused: every bit of the signature
+    flipped, the message changed, the signature cut short with its tail moved to the front of
+    the message (libsodium's signed message is signature || message), lengthened, S plus L
+    (the same scalar, not canonical), and all zeros."""
+    flips = [
+        signature[:i] + bytes([signature[i] ^ 1 << bit]) + signature[i + 1 :]
+        for i in range(len(signature))
+        for bit in range(8)
+    ]
+    s_plus_order = (int.from_bytes(signature[32:], "little") + ORDER).to_bytes(32, "little")
+    return [
+        *((message, flipped) for flipped in flips),
+        (message + b"!", signature),
+        (signature[60:] + message, signature[:60]),
+        (message, signature + b"\x00"),
+        (message, signature[:32] + s_plus_order),
+        (message, bytes(64)),
+    ]
+
+
+def test_libsodium_and_openssl_agree_on_every_signature() -> None:
+    """The ledger checks signatures with libsodium, the offline verifier may with OpenSSL
+    alone: both accept the signature made, and refuse every bent one."""
+    signer = Signer.parse(SKEY)
+    verifier, message = signer.verifier, TEXT.encode()
+    signature = signer.private_key.sign(message)
+    assert verifier.verify(message, signature)
+    assert verifier.verify_with_openssl(message, signature)
+    for text, variant in bent(signature, message):
+        assert not verifier.verify(text, variant)
+        assert not verifier.verify_with_openssl(text, variant)
