@@ -97,7 +97,6 @@ def test_a_note_whose_text_holds_a_control_character_is_refused(control: str) ->
         open_note(note, Verifier.parse(VKEY))
 
 
-
 ORDER = 2**252 + 27742317777372353535851937790883648493
 """L, the order of Ed25519's base point (RFC 8032 5.1)."""
 
