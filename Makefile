@@ -67,6 +67,7 @@ bench: install postgres docker
 
 lint: install
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 	$(BIN)/lint-imports
 	$(BIN)/mypy
 
