@@ -39,9 +39,9 @@ from domain.state.records import (
 
 
 def apply(model: Methodology, position: int, event: DomainEvent) -> Methodology:
-    match event:
-        case EditionDrafted():
-            model.editions[event.version] = Edition(position=position, event=event)
+    match event:  # the most frequent facts first: a class pattern is an isinstance check
+        case EvidenceTransformed() | RecordingWithheld():
+            _evidence(model, position, event)
         case RunRecorded(run_id=run_id):
             model.runs[run_id] = Run(position=position, event=event)
             agent, project, cycle = set_key(event)
@@ -57,8 +57,8 @@ def apply(model: Methodology, position: int, event: DomainEvent) -> Methodology:
             model.voided[run_id] = Noted(position=position, reason=reason)
         case RerunRequested(run_id=run_id, reason=reason):
             model.reruns[run_id] = Noted(position=position, reason=reason)
-        case EvidenceTransformed() | RecordingWithheld():
-            _evidence(model, position, event)
+        case EditionDrafted():
+            model.editions[event.version] = Edition(position=position, event=event)
         case AgentRegistered() | CycleOpened() | CycleClosed():
             _roster(model, position, event)
         case DisputeOpened() | DisputeResolved():
@@ -85,7 +85,9 @@ def _evidence(
     model: Methodology, position: int, step: EvidenceTransformed | RecordingWithheld
 ) -> None:
     copies = model.evidence.setdefault(step.run_id, {})
-    copy = copies.setdefault(step.kind, EvidenceCopy(raw_sha256=step.input_sha256))
+    copy = copies.get(step.kind)
+    if copy is None:  # not built for every step: a file has one copy and several steps
+        copy = copies[step.kind] = EvidenceCopy(raw_sha256=step.input_sha256)
     if isinstance(step, RecordingWithheld):
         copy.withheld, copy.served_sha256 = step.reason, None
     else:
