@@ -25,6 +25,7 @@ from adapters.sources.config import SourcesConfig, load_sources_config
 from adapters.sources.github import CommitResolver
 from adapters.sources.http import HttpFetcher
 from adapters.sources.reader import SourceReader
+from api.services.operators import ActionDesk
 from api.services.ports import Banners, EvidenceStore, SourceReading
 from api.services.queries import LedgerQueries, MethodologyQueries, SiiqQueries
 from api.services.record_run import RunRecording
@@ -37,7 +38,7 @@ from ledger.ledger import Ledger
 from ledger.note import Signer
 from ledger.postgres import PostgresLedgerDatastore, PostgresLedgerRecorder
 from ledger.sealing import Sealer, utc_text
-from ledger.signing_key import SigningKeyMissing, create_signer, load_signer
+from ledger.signing_key import SigningKeyMissing, load_signer, new_ledger_signer, store_signer
 from ledger.sqlite import SQLiteLedgerRecorder
 from ledger.store import LedgerRecorder
 
@@ -47,7 +48,12 @@ if TYPE_CHECKING:  # the runner's adapters load only for the runner's commands (
     from adapters.sandbox_images import BuiltImage
 
 LOG_ORIGIN = "argusic.local/ledger"
-"""The checkpoint origin and the name of the ledger's signing key."""
+"""The start of every ledger's checkpoint origin (and signing key name): `init` adds a
+fingerprint of the ledger's own key, so no two ledgers share an origin."""
+
+
+CLOCK = utc_now
+"""The clock commands read (UTC)."""
 
 
 class ConfigurationError(SetupError):
@@ -116,7 +122,7 @@ def init(settings: Settings) -> tuple[Ledger, list[str]]:
                 f"the ledger's signing key is not at {settings.key_path}: restore it, "
                 "a new key cannot vouch for checkpoints the old one signed"
             )
-        signer = create_signer(settings.key_path, LOG_ORIGIN)
+        signer = store_signer(settings.key_path, new_ledger_signer(LOG_ORIGIN))
         recorder.sealer = _sealer(signer)
     recorder.register_key(str(signer.verifier), utc_text(utc_now()))
     recorder.seal_empty()
@@ -163,6 +169,7 @@ class Argusic:
         self.public_siiq = SiiqQueries(ledger, published)
         self.public_sources = SourcesQueries(ledger, published)
         self.clock = utc_now
+        self.actions = ActionDesk(ledger, self.methodology.reader)
 
     @classmethod
     def open(cls, settings: Settings) -> Argusic:

@@ -1,12 +1,14 @@
 """What each operator action decides, given the state it was signed against (ARCHITECTURE.md,
-"Operators"): the facts appended after the signed action itself, or a refusal naming the rule."""
+"Operators" and "Authority"): the facts appended after the signed action itself, or a refusal
+naming the rule. The same functions decide when an action is submitted and whenever a fold reads
+it: a fold applies what the signed action decides, never a fact on its own."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any, NamedTuple
 
-from domain.environment_qa import review_project
+from domain.environment_qa import environment_fault, review_project
 from domain.errors import Rejected
 from domain.events import (
     AliasApproved,
@@ -17,6 +19,8 @@ from domain.events import (
     HoldReleased,
     OperatorRegistered,
     OperatorRevoked,
+    ProjectReviewCleared,
+    ProjectReviewed,
     PublicationApproved,
     RerunRequested,
     RevisionApproved,
@@ -36,43 +40,90 @@ from domain.events.operators import (
     Review,
     RevokeOperator,
 )
+from domain.operators import Signatures
 from domain.state.methodology import Methodology
+from domain.state.records import Authority
+
+AuthorityFact = PublicationApproved | OperatorRegistered | OperatorRevoked
 
 
 class Context(NamedTuple):
-    """What an action is judged against besides the state: the head it was submitted at,
-    whether its position (an approval's) is a signed checkpoint's size, the key id of the
-    public key it registers (an `add_operator`'s, when it parses), and SI-IQ's open holds and
-    frozen benchmarks (read for the actions that release or approve them)."""
+    """What an action is judged against besides the methodology's state: the position it
+    follows (the head it was submitted at), how keys are read, and SI-IQ's open holds and frozen
+    benchmarks (read for the actions that release or approve them)."""
 
     head: int
-    sealed: bool
-    new_key_id: str | None
-    open_holds: frozenset[str] = frozenset()
-    frozen: frozenset[str] = frozenset()
+    signatures: Signatures
+    open_holds: Collection[str] = frozenset()
+    frozen: Collection[str] = frozenset()
 
 
 def approve_publication(
-    action: ApprovePublication, operator: str, state: Methodology, context: Context
-) -> list[DomainEvent]:
+    action: ApprovePublication, operator: str, authority: Authority, head: int
+) -> list[AuthorityFact]:
     """Methodology section 1: a person approves what the public sees, as of a position the
-    ledger has signed (a checkpoint's size), never past the head, never back before the last
-    approval."""
-    if action.position > context.head:
-        raise Rejected("section 1", f"position {action.position} is past the head ({context.head})")
-    if not context.sealed:
-        raise Rejected("section 1", f"position {action.position} is no signed checkpoint's size")
-    last = state.published()
-    if last is not None and action.position < last.position:
+    ledger held when the approval was made, each approval above the one before (what the
+    public saw never goes back)."""
+    if action.position > head:
+        raise Rejected("section 1", f"position {action.position} is past the head ({head})")
+    last = authority.published()
+    if last is not None and action.position <= last.position:
         raise Rejected(
-            "section 1", f"position {action.position} is before the last approval ({last.position})"
+            "section 1",
+            f"position {action.position} is not above the last approval ({last.position})",
         )
     return [PublicationApproved(position=action.position, operator=operator)]
 
 
-def close_cycle(
-    action: CloseCycle, operator: str, state: Methodology, _: Context
-) -> list[DomainEvent]:
+def add_operator(
+    action: AddOperator, authority: Authority, new_key_id: str | None
+) -> list[AuthorityFact]:
+    """A name is one key at a time: a name whose key is not revoked is not registered again;
+    the public key must parse and carry the operator's name."""
+    if new_key_id is None:
+        raise Rejected("operators", f"the public key of {action.name} is not {action.name}'s")
+    for key in authority.operators.values():
+        if key.name == action.name and key.revoked_at is None:
+            raise Rejected("operators", f"operator {action.name} already has key {key.key_id}")
+    return [
+        OperatorRegistered(
+            name=action.name, key_id=new_key_id, public_key=action.public_key, role=action.role
+        )
+    ]
+
+
+def revoke_operator(action: RevokeOperator, authority: Authority) -> list[AuthorityFact]:
+    """A revoked key signs nothing more; the last owner's key is never revoked."""
+    live = [k for k in authority.operators.values() if k.revoked_at is None]
+    key = next((k for k in live if k.name == action.name), None)
+    if key is None:
+        raise Rejected("operators", f"operator {action.name} has no key to revoke")
+    if key.role == "owner" and sum(k.role == "owner" for k in live) == 1:
+        raise Rejected("operators", f"{action.name} holds the last owner's key")
+    return [OperatorRevoked(name=key.name, key_id=key.key_id)]
+
+
+def authority_facts(
+    action: OperatorAction,
+    operator: str,
+    authority: Authority,
+    head: int,
+    signatures: Signatures,
+) -> list[AuthorityFact]:
+    """What an action decides about authority itself (keys and approvals), as of `head` (the
+    position before it); nothing for the others. A refusal names its rule."""
+    match action:
+        case ApprovePublication():
+            return approve_publication(action, operator, authority, head)
+        case AddOperator():
+            new_key_id = signatures.key_id(action.public_key, action.name)
+            return add_operator(action, authority, new_key_id)
+        case RevokeOperator():
+            return revoke_operator(action, authority)
+    return []
+
+
+def close_cycle(action: CloseCycle, operator: str, state: Methodology) -> list[DomainEvent]:
     """Methodology section 6: a cycle with a record ends once; its secret pool is published
     with the next approval."""
     if action.cycle not in state.cycles:
@@ -87,9 +138,12 @@ def dispute_id(run_id: str, state: Methodology) -> str:
     return f"{run_id}.{len(state.run_disputes(run_id)) + 1}"
 
 
-def open_dispute(
-    action: DisputeOpen, operator: str, state: Methodology, _: Context
-) -> list[DomainEvent]:
+def disputed_run(dispute: str) -> str:
+    """The run a dispute (`<run id>.<n>`) is of."""
+    return dispute.rpartition(".")[0]
+
+
+def open_dispute(action: DisputeOpen, operator: str, state: Methodology) -> list[DomainEvent]:
     """Methodology section 19: a maintainer or a lab disputes a recorded run's result."""
     if action.run_id not in state.runs:
         raise Rejected("section 19", f"run {action.run_id} is not recorded")
@@ -104,9 +158,13 @@ def open_dispute(
     ]
 
 
-def resolve_dispute(
-    action: DisputeResolve, operator: str, state: Methodology, _: Context
-) -> list[DomainEvent]:
+def corrected_after(dispute: str, note: str) -> str:
+    """Why a disputed run is voided and run again (section 19: "corregimos el registro con una
+    nota")."""
+    return f"corrected after dispute {dispute}: {note}"
+
+
+def resolve_dispute(action: DisputeResolve, operator: str, state: Methodology) -> list[DomainEvent]:
     """Methodology section 19: "lo volvemos a ejecutar y corregimos el registro con una nota"
     (the run is voided with the note and run again; its evidence is never edited), or "la
     evidencia respalda el resultado original" (the note says what the recording shows)."""
@@ -125,7 +183,7 @@ def resolve_dispute(
         )
     ]
     if action.outcome == "rerun":
-        reason = f"corrected after dispute {dispute.id}: {action.note}"
+        reason = corrected_after(dispute.id, action.note)
         events += [
             RunVoided(run_id=dispute.run_id, reason=reason),
             RerunRequested(run_id=dispute.run_id, reason=reason),
@@ -133,61 +191,46 @@ def resolve_dispute(
     return events
 
 
-def review(action: Review, operator: str, state: Methodology, _: Context) -> list[DomainEvent]:
+def review(action: Review, operator: str, state: Methodology) -> list[DomainEvent]:
     """Methodology section 15, as a person's signed finding."""
     under_review = action.project in state.under_review(action.cycle)
     failed = state.failed_runs(action.cycle, action.project)
     return list(review_project(action, operator, under_review, failed))
 
 
-def add_operator(
-    action: AddOperator, _: str, state: Methodology, context: Context
-) -> list[DomainEvent]:
-    """A name is one key at a time: a name whose key is not revoked is not registered again;
-    the public key must parse and carry the operator's name."""
-    if context.new_key_id is None:
-        raise Rejected("operators", f"the public key of {action.name} is not {action.name}'s")
-    for key in state.operators.values():
-        if key.name == action.name and key.revoked_at is None:
-            raise Rejected("operators", f"operator {action.name} already has key {key.key_id}")
-    return [
-        OperatorRegistered(
-            name=action.name,
-            key_id=context.new_key_id,
-            public_key=action.public_key,
-            role=action.role,
-        )
-    ]
+MethodologyDecision = Callable[[Any, str, Methodology], list[DomainEvent]]
+METHODOLOGY_DECISIONS: dict[type[Action], MethodologyDecision] = {
+    Review: review,
+    CloseCycle: close_cycle,
+    DisputeOpen: open_dispute,
+    DisputeResolve: resolve_dispute,
+}
 
 
-def revoke_operator(
-    action: RevokeOperator, _: str, state: Methodology, __: Context
+def methodology_facts(
+    action: OperatorAction, operator: str, state: Methodology
 ) -> list[DomainEvent]:
-    """A revoked key signs nothing more; the last owner's key is never revoked."""
-    live = [k for k in state.operators.values() if k.revoked_at is None]
-    key = next((k for k in live if k.name == action.name), None)
-    if key is None:
-        raise Rejected("operators", f"operator {action.name} has no key to revoke")
-    if key.role == "owner" and sum(k.role == "owner" for k in live) == 1:
-        raise Rejected("operators", f"{action.name} holds the last owner's key")
-    return [OperatorRevoked(name=key.name, key_id=key.key_id)]
+    """What an action decides about the methodology's facts (reviews, cycles, disputes);
+    nothing for the others."""
+    decision = METHODOLOGY_DECISIONS.get(type(action))
+    return [] if decision is None else decision(action, operator, state)
 
 
 def release_hold(
-    action: ReleaseHold, operator: str, _: Methodology, context: Context
+    action: ReleaseHold, operator: str, open_holds: Collection[str]
 ) -> list[DomainEvent]:
     """SI-IQ section 8: a held value (or a halted publication) released by a person, with the
     reason; a hold that is not open has nothing to release."""
-    if action.hold not in context.open_holds:
+    if action.hold not in open_holds:
         raise Rejected("SI-IQ section 8", f"hold {action.hold} is not open: nothing to release")
     return [HoldReleased(hold=action.hold, note=action.note, operator=operator)]
 
 
 def approve_revision(
-    action: ApproveRevision, operator: str, _: Methodology, context: Context
+    action: ApproveRevision, operator: str, frozen: Collection[str]
 ) -> list[DomainEvent]:
     """SI-IQ section 8: a frozen benchmark's revision approved by a person."""
-    if action.benchmark not in context.frozen:
+    if action.benchmark not in frozen:
         raise Rejected(
             "SI-IQ section 8", f"benchmark {action.benchmark} is not frozen: no revision to approve"
         )
@@ -196,7 +239,7 @@ def approve_revision(
     ]
 
 
-def approve_alias(action: ApproveAlias, operator: str, *_: object) -> list[DomainEvent]:
+def approve_alias(action: ApproveAlias, operator: str) -> list[DomainEvent]:
     """SI-IQ section 1: a source's name confirmed or corrected as a model group."""
     return [
         AliasApproved(
@@ -209,23 +252,112 @@ def approve_alias(action: ApproveAlias, operator: str, *_: object) -> list[Domai
     ]
 
 
-Decision = Callable[[Any, str, Methodology, Context], list[DomainEvent]]
-DECISIONS: dict[type[Action], Decision] = {
-    ApprovePublication: approve_publication,
-    Review: review,
-    CloseCycle: close_cycle,
-    DisputeOpen: open_dispute,
-    DisputeResolve: resolve_dispute,
-    ReleaseHold: release_hold,
-    ApproveRevision: approve_revision,
-    ApproveAlias: approve_alias,
-    AddOperator: add_operator,
-    RevokeOperator: revoke_operator,
-}
+def siiq_facts(
+    action: OperatorAction, operator: str, open_holds: Collection[str], frozen: Collection[str]
+) -> list[DomainEvent]:
+    """What an action decides about SI-IQ (holds, revisions, aliases); nothing for the
+    others."""
+    match action:
+        case ReleaseHold():
+            return release_hold(action, operator, open_holds)
+        case ApproveRevision():
+            return approve_revision(action, operator, frozen)
+        case ApproveAlias():
+            return approve_alias(action, operator)
+    return []
 
 
 def decide(
     action: OperatorAction, operator: str, state: Methodology, context: Context
 ) -> list[DomainEvent]:
     """The facts an admitted action appends after itself."""
-    return DECISIONS[type(action)](action, operator, state, context)
+    return [
+        *authority_facts(action, operator, state.authority, context.head, context.signatures),
+        *methodology_facts(action, operator, state),
+        *siiq_facts(action, operator, context.open_holds, context.frozen),
+    ]
+
+
+def binds(action: OperatorAction, operator: str, fact: DomainEvent) -> bool:  # noqa: PLR0911
+    """Whether `fact` is one that the signed `action` by `operator` decides: its kind, and the
+    things it names. A decision fact that no action before it in its batch binds was appended
+    without authority."""
+    match action, fact:
+        case ApprovePublication(), PublicationApproved():
+            return (fact.position, fact.operator) == (action.position, operator)
+        case AddOperator(), OperatorRegistered():
+            return (fact.name, fact.public_key, fact.role) == (
+                action.name,
+                action.public_key,
+                action.role,
+            )
+        case RevokeOperator(), OperatorRevoked():
+            return fact.name == action.name
+        case CloseCycle(), CycleClosed():
+            return (fact.cycle, fact.operator) == (action.cycle, operator)
+        case Review(), ProjectReviewed():
+            return (fact.project_id, fact.cycle, fact.finding, fact.note, fact.reviewer) == (
+                action.project,
+                action.cycle,
+                action.finding,
+                action.note,
+                operator,
+            )
+        case Review(finding="environment"), RunVoided() | RerunRequested():
+            return fact.reason == environment_fault(action.note)
+        case DisputeOpen(), DisputeOpened():
+            return (fact.run_id, fact.claimant, fact.claim, fact.operator) == (
+                action.run_id,
+                action.claimant,
+                action.claim,
+                operator,
+            )
+        case DisputeResolve(), DisputeResolved():
+            return (fact.dispute, fact.outcome, fact.note, fact.operator) == (
+                action.dispute,
+                action.outcome,
+                action.note,
+                operator,
+            )
+        case DisputeResolve(outcome="rerun"), RunVoided() | RerunRequested():
+            return (fact.run_id, fact.reason) == (
+                disputed_run(action.dispute),
+                corrected_after(action.dispute, action.note),
+            )
+        case ReleaseHold(), HoldReleased():
+            return (fact.hold, fact.note, fact.operator) == (action.hold, action.note, operator)
+        case ApproveRevision(), RevisionApproved():
+            return (fact.benchmark, fact.snapshot, fact.operator) == (
+                action.benchmark,
+                action.snapshot,
+                operator,
+            )
+        case ApproveAlias(), AliasApproved():
+            return (fact.source, fact.name, fact.group, fact.justification, fact.operator) == (
+                action.source,
+                action.name,
+                action.group,
+                action.justification,
+                operator,
+            )
+    return False
+
+
+DECISION_FACTS: tuple[type[DomainEvent], ...] = (
+    PublicationApproved,
+    OperatorRegistered,
+    OperatorRevoked,
+    CycleClosed,
+    ProjectReviewed,
+    ProjectReviewCleared,
+    RunVoided,
+    RerunRequested,
+    DisputeOpened,
+    DisputeResolved,
+    HoldReleased,
+    RevisionApproved,
+    AliasApproved,
+)
+"""The facts only an operator's signed action decides (a rerun request also comes with a
+withheld recording, from the evidence's own rules; a `ProjectReviewCleared`, the unsigned review
+of before signed actions, no action decides any more)."""

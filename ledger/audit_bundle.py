@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -17,17 +18,16 @@ import msgspec
 from domain.events import (
     CalibrationAccepted,
     DomainEvent,
-    OperatorActed,
-    PublicationApproved,
     SiiqInputsRecorded,
 )
-from domain.events.operators import AddOperator
 from domain.state.figures import leaderboard_figure, parse_figure, run_figure, siiq_figure
 from domain.state.fold import apply
 from domain.state.methodology import Methodology
 from domain.state.publication import public_state
+from domain.state.records import Approval
 from ledger import codec
-from ledger.actions import signature_holds
+from ledger.actions import SIGNATURES
+from ledger.decisions import Decisions
 from ledger.merkle import ProofError, leaf_hash, verify_inclusion
 from ledger.note import CheckpointBody, NoteError, Verifier, open_checkpoint
 from ledger.offline_verify import Failed, export_entry
@@ -53,7 +53,11 @@ def _json(folder: Path, name: str) -> Any:
         raise BundleFailed(f"{name} is not whole JSON ({e}): the bundle is damaged") from e
 
 
-def _events(folder: Path, head: CheckpointBody) -> list[tuple[int, DomainEvent]]:
+Recorded = tuple[int, datetime, DomainEvent]
+"""An event of the bundle: its position, when it was appended, the event."""
+
+
+def _events(folder: Path, head: CheckpointBody) -> list[Recorded]:
     """Each event whose bytes give its hash and whose proof leads to the checkpoint's root."""
     events = []
     lines = (folder / "events.jsonl").read_text().splitlines(keepends=True)
@@ -74,48 +78,37 @@ def _events(folder: Path, head: CheckpointBody) -> list[tuple[int, DomainEvent]]
         envelope = codec.decode(canonical)
         if (envelope.stream, envelope.version) != (entry["stream"], entry["version"]):
             raise BundleFailed(f"event {position}: its columns differ from its bytes")
-        events.append((position, envelope.event))
+        events.append((position, envelope.recorded_at, envelope.event))
     return events
 
 
-def _signatures(events: list[tuple[int, DomainEvent]]) -> PublicationApproved:
-    """Every signed action verifies with the key registered before it (the first owner with
-    its own); the last approval is returned."""
-    state, approval = Methodology(), None
-    for position, event in events:
-        if isinstance(event, OperatorActed) and not _signed_by_its_key(event, state):
-            raise BundleFailed(f"action at {position}: {event.operator}'s signature does not hold")
-        if isinstance(event, PublicationApproved):
-            approval = event
-        apply(state, position, event)
+def _signatures(events: list[Recorded], origin: str) -> Approval:
+    """Every signed action has authority as of its position (its key registered by a chain
+    back to the first owner, for this ledger), and every decision is one such an action
+    decided; the last approval is returned."""
+    check = Decisions(origin, sealed=lambda _: True)  # the approval's checkpoint is checked below
+    for position, appended_at, event in events:
+        if reason := check.problem(position, appended_at, event):
+            raise BundleFailed(reason)
+    approval = check.authority.published()
     if approval is None:
         raise BundleFailed("no approval: the figure was never published")
     return approval
 
 
-def _signed_by_its_key(event: OperatorActed, state: Methodology) -> bool:
-    """The key registered before it (the first owner signs its own registration)."""
-    action, key = event.action, state.operators.get(event.key_id)
-    if key is not None:
-        return signature_holds(event, key.public_key)
-    if state.operators or not isinstance(action, AddOperator):
-        return False
-    return signature_holds(event, action.public_key)
-
-
-def _recompute(kind: str, name: str, events: list[tuple[int, DomainEvent]], upto: int) -> Any:
+def _recompute(kind: str, name: str, events: list[Recorded], upto: int) -> Any:
     if kind == "siiq":
         inputs = in_force = None
-        for position, event in events:
+        for position, _, event in events:
             if position <= upto and isinstance(event, SiiqInputsRecorded):
                 inputs = event
             if position <= upto and isinstance(event, CalibrationAccepted):
                 in_force = event
         return siiq_figure(inputs, in_force, name)
     state = Methodology()
-    for position, event in events:
+    for position, appended_at, event in events:
         if position <= upto:
-            apply(state, position, event)
+            apply(state, position, event, appended_at, SIGNATURES)
     state = public_state(state)
     return run_figure(state, name) if kind == "run" else leaderboard_figure(state, name)
 
@@ -130,7 +123,7 @@ def check_bundle(folder: Path, key: str | None = None) -> dict[str, Any]:
             f"events.jsonl holds {len(events)} events, the bundle {claimed['events']}: "
             "it is truncated"
         )
-    approval = _signatures(events)
+    approval = _signatures(events, head.origin)
     if approval.position != claimed["approved"]:
         raise BundleFailed(
             f"approval: the bundle's last approval is of {approval.position}, "

@@ -94,9 +94,15 @@ class Ledger:
 
     # --- writing ---
 
-    def append(self, new_events: Sequence[NewEvent]) -> Checkpoint:
-        """Append the events as one batch: all are recorded, with a checkpoint, or none."""
-        return self.recorder.append(self._entries(new_events, self.clock()))
+    @property
+    def origin(self) -> str:
+        """The ledger's checkpoint origin (the first line of its checkpoints): its identity."""
+        return self.recorder.sealer.verifier.name
+
+    def append(self, new_events: Sequence[NewEvent], after: int | None = None) -> Checkpoint:
+        """Append the events as one batch: all are recorded, with a checkpoint, or none; with
+        `after`, right after that position or not at all (`ledger.store.HeadMoved`)."""
+        return self.recorder.append(self._entries(new_events, self.clock()), after)
 
     def append_batches(self, batches: Iterable[Sequence[NewEvent]]) -> Checkpoint:
         """Append batches in order, each atomically with its own checkpoint; bulk ingest

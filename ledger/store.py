@@ -37,6 +37,11 @@ from ledger.batch import Batch, Entry, NodeRow, StoredRow
 from ledger.migrations import Migration, MigrationError, migrations
 from ledger.sealing import Checkpoint, Sealer
 
+
+class HeadMoved(Exception):
+    """The ledger grew past the head an append was judged against: nothing was appended."""
+
+
 MAX_ATTEMPTS = 100
 IN_LIST = 500
 """Values bound in one `IN (...)` list, well under every SQLite build's variable limit."""
@@ -138,16 +143,20 @@ class LedgerRecorder(ApplicationRecorder, ABC):
 
     # --- writing ---
 
-    def append(self, entries: Sequence[Entry]) -> Checkpoint:
+    def append(self, entries: Sequence[Entry], after: int | None = None) -> Checkpoint:
         """Append a batch atomically and return the checkpoint sealed with it.
 
         Optimistic: the batch extends the last head this recorder saw. If another writer
         extended the ledger first, the database refuses the batch (its positions or its
-        checkpoint's predecessor are taken) and it is rebuilt on the new head.
+        checkpoint's predecessor are taken) and it is rebuilt on the new head; with `after`,
+        the batch goes right after that position or nowhere (`HeadMoved`): what was judged
+        against the ledger up to it is appended only while nothing came in between.
         """
-        return self.append_batches([entries])
+        return self.append_batches([entries], after)
 
-    def append_batches(self, batches: Iterable[Sequence[Entry]]) -> Checkpoint:
+    def append_batches(
+        self, batches: Iterable[Sequence[Entry]], after: int | None = None
+    ) -> Checkpoint:
         """Append batches in order, each as `append` would: atomically, with its checkpoint.
 
         Each batch's Merkle nodes and signature are computed, and the next batch taken and
@@ -158,14 +167,23 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         first = next(upcoming, None)
         if first is None:
             raise ValueError("nothing to append")
-        batch: Batch | None = Batch(self._head or self.head(), first, self.sealer)
+        head = self._head or self.head()
+        if after is not None and head.size != after:
+            head = self.head()  # the hint may be behind the database, or ahead of the caller
+            if head.size != after:
+                raise HeadMoved(f"the ledger is at {head.size}, not {after}")
+        batch: Batch | None = Batch(head, first, self.sealer)
         while batch is not None:
-            batch = self._commit(batch, upcoming)
+            batch = self._commit(batch, upcoming, after)
+            after = None
         return self._head or self.head()
 
-    def _commit(self, batch: Batch, upcoming: Iterator[Sequence[Entry]]) -> Batch | None:
-        """Store a batch in one transaction, rebuilding it while the head moves; return the
-        next batch, prepared on top of it meanwhile."""
+    def _commit(
+        self, batch: Batch, upcoming: Iterator[Sequence[Entry]], after: int | None
+    ) -> Batch | None:
+        """Store a batch in one transaction, rebuilding it while the head moves (unless it
+        must go right `after` a position); return the next batch, prepared on top of it
+        meanwhile."""
         following: Sequence[Entry] | None = None
         for _ in range(MAX_ATTEMPTS):
             try:
@@ -183,6 +201,8 @@ class LedgerRecorder(ApplicationRecorder, ABC):
                 latest = self.head()
                 if latest.size == batch.head.size:
                     raise  # the head did not move: a (stream, version) is taken
+                if after is not None and latest.size != after:
+                    raise HeadMoved(f"the ledger is at {latest.size}, not {after}") from None
                 batch = batch.rebased(latest)
                 continue
             self._head = checkpoint
@@ -283,6 +303,17 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         """The latest checkpoint of at most `size` events."""
         rows = self._fetchall(_CHECKPOINT + "WHERE size <= ? ORDER BY size DESC LIMIT 1", (size,))
         return Checkpoint.from_row(rows[0]) if rows else None
+
+    def select_typed(self, types: Iterable[str], after: int, upto: int) -> list[tuple[int, bytes]]:
+        """Position and canonical bytes of the events of `types` with after < position <= upto,
+        in position order (a scan: for the few rows of rare types)."""
+        names = sorted(types)
+        rows = self._fetchall(
+            f"SELECT position, canonical FROM ledger_events WHERE type IN ({_marks(len(names))}) "
+            "AND position > ? AND position <= ? ORDER BY position",
+            [*names, after, upto],
+        )
+        return [(position, _bytes(canonical)) for position, canonical in rows]
 
     def select_checkpoints(self, after: int, limit: int) -> list[Checkpoint]:
         """Checkpoints with size > after, in size order."""

@@ -1,5 +1,6 @@
 """`argusic ledger verify`: recompute every hash, node, root and signature from the stored
-events alone, and name the first position that does not hold.
+events alone, check that every decision had authority (`ledger.decisions`), and name the first
+position that does not hold.
 
 A verify covers a range of positions that starts at a checkpoint: the tree is grown from that
 checkpoint's frontier (whose signature and root are checked too), so ranges are independent
@@ -22,6 +23,7 @@ import msgspec
 from ledger import codec
 from ledger.batch import KEEP_FROM_LEVEL, StoredRow
 from ledger.collector import collector_paused
+from ledger.decisions import CHECKED_TYPES, decision_problems
 from ledger.ledger import Ledger, prefetched_pages
 from ledger.merkle import extend, leaf_hash, root_from_frontier
 from ledger.sealing import Checkpoint
@@ -47,15 +49,19 @@ class VerifyReport(msgspec.Struct, frozen=True, kw_only=True):
     problems: list[Problem]
     after: int = 0
     """The range covered starts after this position (a checkpoint's size)."""
+    actions_checked: int = 0
+    """The signed actions whose authority was checked (every one up to the range's end)."""
 
 
 class _Part(msgspec.Struct, frozen=True):
-    """What one range found: where its tree ended, and what did not hold."""
+    """What one range found: where its tree ended, what did not hold, and the events whose
+    authority is checked once every range is (position and canonical bytes)."""
 
     size: int
     frontier: list[bytes]
     checked: int
     problems: list[Problem]
+    decisions: list[tuple[int, bytes]] = []
 
 
 def row_problem(row: StoredRow, expected_position: int) -> str | None:
@@ -166,7 +172,7 @@ class _Walk:
             return f"checkpoint {checkpoint.size}: root differs from the events"
         return None
 
-    def finish(self, events_ok: bool) -> _Part:
+    def finish(self, events_ok: bool, decisions: list[tuple[int, bytes]]) -> _Part:
         self.check_checkpoints()
         for checkpoint in ([self.next_checkpoint] if self.next_checkpoint else []) + list(
             self.checkpoints
@@ -178,7 +184,7 @@ class _Walk:
             self.checked += 1
         for level, idx in sorted(self.nodes):
             self.flag((idx + 1) << level, f"Merkle node ({level}, {idx}) has no events under it")
-        return _Part(self.size, self.frontier, self.checked, self.problems)
+        return _Part(self.size, self.frontier, self.checked, self.problems, decisions)
 
     def flag(self, position: int, reason: str) -> None:
         self.problems.append(Problem(position, reason))
@@ -196,11 +202,13 @@ def verify_range(
         raise ValueError(f"no checkpoint of size {after} to start from")
     walk = _Walk(recorder, start, upto)
     expected, problem = after + 1, None
+    decisions: list[tuple[int, bytes]] = []
     # Each next page is read in a thread while this one is checked: the database and the
     # driver's wait overlap the hashing, which holds the interpreter.
     with closing(prefetched_pages(recorder.select_tuples, after, upto)) as pages:
         for page in pages:
             found, problem = leaves(page, expected)
+            decisions += [(r[0], stored_row(r).canonical) for r in page if r[3] in CHECKED_TYPES]
             walk.add(found)
             expected += len(found)
             if progress:
@@ -211,7 +219,7 @@ def verify_range(
         problem = Problem(expected, f"event {expected} is missing")
     if problem is not None:
         walk.flag(problem.position, problem.reason)
-    part = walk.finish(events_ok=problem is None)
+    part = walk.finish(problem is None, decisions)
     if upto is None:
         head = recorder.checkpoint()
         head_size = head.size if head else 0
@@ -250,7 +258,9 @@ def verify(
         parts = [verify_range(ledger, begin, upto, progress)]
     else:
         parts = _in_processes(ranges, opener, progress)  # type: ignore[arg-type]
-    problems = sorted({p: None for part in parts for p in part.problems}, key=lambda p: p.position)
+    actions, authority = _authority(ledger, begin, parts)
+    found = [p for part in parts for p in part.problems] + authority
+    problems = sorted(dict.fromkeys(found), key=lambda p: p.position)
     head = ledger.recorder.checkpoint() if upto is None else None
     return VerifyReport(
         ok=not problems,
@@ -260,7 +270,25 @@ def verify(
         checkpoints_checked=sum(part.checked for part in parts),
         problems=problems,
         after=begin,
+        actions_checked=actions,
     )
+
+
+def _authority(ledger: Ledger, begin: int, parts: list[_Part]) -> tuple[int, list[Problem]]:
+    """The authority of every decision up to the ranges' end, from the first event on: the
+    ranges' own rows, after those of the events before them."""
+    recorder = ledger.recorder
+    rows = recorder.select_typed(CHECKED_TYPES, 0, begin) if begin else []
+    rows += [row for part in parts for row in part.decisions]
+
+    def sealed(size: int) -> bool:
+        return recorder.checkpoint(size) is not None
+
+    try:
+        checked, found = decision_problems(rows, ledger.origin, sealed)
+    except msgspec.DecodeError:  # not an event: already named by the ranges' checks
+        return 0, []
+    return checked, [Problem(position, reason) for position, reason in found]
 
 
 def _split(

@@ -40,6 +40,9 @@ from domain.siiq.guards import Seen
 from domain.siiq.index import IndexDocument, build_index
 from domain.siiq.records import Benchmark, CalibrationSummary, Result
 from domain.siiq.versions import bump
+from domain.state.authority import authorized, fold_authority
+from domain.state.records import Authority
+from ledger.actions import SIGNATURES
 from ledger.ledger import RecordedEvent
 
 PUBLICATION_HOLD = "publication"
@@ -98,10 +101,12 @@ class Siiq(msgspec.Struct, kw_only=True):
     last_decision: CalibrationAccepted | CalibrationRejected | None = None
     version: str = METHOD_VERSION
     guards: Guards = msgspec.field(default_factory=Guards)
+    authority: Authority = msgspec.field(default_factory=Authority)
+    """Who may release a hold or approve a revision (ARCHITECTURE.md, "Authority")."""
 
 
 class SiiqProjection:
-    name = "siiq.v4"
+    name = "siiq.v5"
     model_type = Siiq
 
     def initial(self) -> Siiq:
@@ -120,7 +125,7 @@ class SiiqProjection:
                 model.last_rejected = model.last_decision = rejected
             case ValuesPublished() as published:
                 _publish(model, published)
-            case _:
+            case _ if not _decided(model, recorded):
                 _guard(guards, recorded)
         return model
 
@@ -163,8 +168,6 @@ def _guard(guards: Guards, recorded: RecordedEvent) -> None:  # noqa: PLR0912
             hold.latest = observed.candidate
         case HoldConfirmed() as confirmed:
             guards.holds.pop(confirmed.hold, None)
-        case HoldReleased() as released:
-            _release(guards, released.hold)
         case SourceDataKept() as kept:
             guards.kept.setdefault(kept.source, []).append(kept)
             guards.failures[kept.source] = kept
@@ -177,8 +180,6 @@ def _guard(guards: Guards, recorded: RecordedEvent) -> None:  # noqa: PLR0912
             guards.frozen[observed.benchmark].observed.append(observed)
         case RevisionAttempted() as attempted if attempted.benchmark in guards.frozen:
             guards.frozen[attempted.benchmark].last_attempt = attempted.at
-        case RevisionApproved() as approved if approved.benchmark in guards.frozen:
-            guards.frozen[approved.benchmark].approved = approved
         case BenchmarkUnfrozen() as unfrozen:
             guards.frozen.pop(unfrozen.benchmark, None)
             guards.recheck = True
@@ -194,6 +195,31 @@ def _guard(guards: Guards, recorded: RecordedEvent) -> None:  # noqa: PLR0912
             _published(guards, recorded.position)
             ranked = set(published.ranked)
             guards.published_scores = {s: (s in ranked, v) for s, v in published.scores.items()}
+
+
+def open_holds(guards: Guards) -> set[str]:
+    """The holds a signed `release_hold` may name: each held value, and a halted publication
+    until it is released."""
+    halted = guards.publication_halt is not None and not guards.publication_released
+    return {*guards.holds, *[PUBLICATION_HOLD] * halted}
+
+
+def _decided(model: Siiq, recorded: RecordedEvent) -> bool:
+    """Who may decide, and a release or a revision (SI-IQ section 8) decided by an action with
+    authority; whether the event was one of them."""
+    guards, authority, position = model.guards, model.authority, recorded.position
+    if fold_authority(authority, position, recorded.event, recorded.recorded_at, SIGNATURES):
+        return True
+    match recorded.event:
+        case HoldReleased() as released if authorized(authority, position, released):
+            if released.hold in open_holds(guards):
+                _release(guards, released.hold)
+        case RevisionApproved() as approved if authorized(authority, position, approved):
+            if approved.benchmark in guards.frozen:
+                guards.frozen[approved.benchmark].approved = approved
+        case _:
+            return False
+    return True
 
 
 def _ran(guards: Guards, ran: SiiqUpdateRan) -> None:

@@ -11,13 +11,21 @@ from typing import Any
 
 import msgspec
 
-from domain.events import AliasApproved, SourceSnapshotRecorded, SourceTableRecorded, streams
+from domain.events import (
+    AliasApproved,
+    SourceSnapshotRecorded,
+    SourceTableRecorded,
+    streams,
+)
 from domain.siiq import METHOD_VERSION
 from domain.siiq.attributions import Attribution, attribution, attributions
 from domain.siiq.benchmark_sources import BY_TABLE, GROUP_COLUMNS, GROUPS_TABLE
 from domain.siiq.intake import EvidenceLine, Intake, SnapshotFile, epoch_intake
 from domain.siiq.matching import EPOCH, Alias, Version, epoch_versions
 from domain.siiq.reference_group import REFERENCE_GROUP
+from domain.state.authority import authorized, fold_authority
+from domain.state.records import Authority
+from ledger.actions import SIGNATURES
 from ledger.ledger import RecordedEvent
 
 
@@ -33,10 +41,12 @@ class Sources(msgspec.Struct, kw_only=True):
     tables: dict[str, SourceTableRecorded] = {}
     epoch_groups: list[str] = []
     aliases: list[Alias] = []
+    authority: Authority = msgspec.field(default_factory=Authority)
+    """Who may approve an alias (ARCHITECTURE.md, "Authority")."""
 
 
 class SiiqSourcesProjection:
-    name = "siiq-sources.v1"
+    name = "siiq-sources.v2"
     model_type = Sources
 
     def initial(self) -> Sources:
@@ -55,16 +65,26 @@ class SiiqSourcesProjection:
                     model.epoch_groups.append(key)
             case SourceTableRecorded() as table:
                 model.tables[table.stream] = table
-            case AliasApproved() as approved:
-                model.aliases.append(
-                    Alias(
-                        source=approved.source,
-                        name=approved.name,
-                        group=approved.group,
-                        justification=approved.justification,
-                    )
-                )
+            case _:
+                _acted(model, recorded)
         return model
+
+
+def _acted(model: Sources, recorded: RecordedEvent) -> None:
+    """Who may decide, and an alias approved (SI-IQ section 1) by an action with authority."""
+    authority, position, event = model.authority, recorded.position, recorded.event
+    if fold_authority(authority, position, event, recorded.recorded_at, SIGNATURES):
+        return
+    match event:
+        case AliasApproved() as approved if authorized(authority, position, approved):
+            model.aliases.append(
+                Alias(
+                    source=approved.source,
+                    name=approved.name,
+                    group=approved.group,
+                    justification=approved.justification,
+                )
+            )
 
 
 def groups_table(snapshot: SourceSnapshotRecorded) -> str | None:

@@ -115,7 +115,6 @@ def main() -> None:
             store=store,
             banners=banner_patterns,
             home=settings.home,
-            clock=utc_now,
         )
         book.close()
         port = free_port()

@@ -170,7 +170,6 @@ def load_bundled_demo(settings: Settings, ledger: Ledger) -> DemoReport:
         store=argusic.store,
         banners=argusic.banners,
         home=settings.home,
-        clock=argusic.clock,
     )
 
 

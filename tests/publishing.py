@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from adapters.clock import utc_now
-from api.services.operators import act, init_operator
+from api.services.operators import ActionDesk
 from api.services.reader import ProjectionReader
 from domain.events.operators import ApprovePublication
 from ledger.ledger import Ledger
@@ -17,21 +16,24 @@ from projections.methodology import MethodologyProjection
 OWNER = "tester"
 
 
+def action_desk(ledger: Ledger) -> ActionDesk:
+    """Where a test's actions arrive, judged as the server judges them."""
+    return ActionDesk(ledger, ProjectionReader(ledger, MethodologyProjection()))
+
+
 def publish(ledger: Ledger, home: Path) -> int:
     """Approve everything recorded so far; the position approved."""
-    reader = ProjectionReader(ledger, MethodologyProjection())
-    if not reader.latest().operators:
-        init_operator(home, OWNER, ledger, reader.latest(), utc_now)
+    desk = action_desk(ledger)
+    if not desk.reader.latest().authority.operators:
+        desk.init_owner(home, OWNER)
     position = ledger.size()
-    act(
-        owner(ledger, home), ApprovePublication(position=position), ledger, reader.latest(), utc_now
-    )
+    desk.act(owner(ledger, home), ApprovePublication(position=position))
     return position
 
 
 def owner(ledger: Ledger, home: Path) -> Signer:
     """A live owner's key among those kept under `home`."""
-    keys = ProjectionReader(ledger, MethodologyProjection()).latest().operators
+    keys = ProjectionReader(ledger, MethodologyProjection()).latest().authority.operators
     for path in sorted((home / "operators").glob("*.key")):
         signer = load_signer(path)
         key = signer and keys.get(signer.verifier.key_id.hex())

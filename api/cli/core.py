@@ -103,7 +103,6 @@ def demo_command(session: Session, if_empty: bool, as_json: bool) -> None:
         store=argusic.store,
         banners=argusic.banners,
         home=argusic.settings.home,
-        clock=argusic.clock,
     )
     emit(report, _ingest_human)
 

@@ -120,6 +120,15 @@ def checkpoint_command(session: Session, size: int | None, as_json: bool) -> Non
     emit(session.argusic.ledger_queries.checkpoint(size), lambda v: v.note.rstrip("\n"))
 
 
+@ledger.command("public-key")
+@json_option
+@pass_session
+def public_key_command(session: Session, as_json: bool) -> None:
+    """The ledger's verifier key (`<origin>+<key id>+<key>`, the signed-note vkey line): what an
+    auditor checks checkpoints and audit bundles with, kept apart from what it checks."""
+    emit(session.argusic.ledger_queries.public_key(), lambda v: v.public_key)
+
+
 @ledger.group("proof")
 def proof() -> None:
     """RFC 9162 inclusion and consistency proofs."""

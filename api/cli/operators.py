@@ -15,15 +15,12 @@ from api.services.json_input import read_record_file
 from api.services.operators import (
     ActionReport,
     InitReport,
-    act,
-    init_operator,
-    next_sequence,
     operator_signer,
     read_action,
     read_signed,
     sign_action,
-    submit,
 )
+from api.wiring import CLOCK
 from domain.errors import SetupError
 from domain.events.operators import AddOperator, ApprovePublication, OperatorAction, RevokeOperator
 from ledger.signing_key import load_signer
@@ -45,8 +42,7 @@ def _report_human(report: ActionReport) -> str:
 def _act(session: Session, signer_name: str, action: OperatorAction) -> None:
     argusic = session.argusic
     signer = operator_signer(argusic.settings.home, signer_name)
-    state = argusic.methodology.state()
-    emit(act(signer, action, argusic.ledger, state, argusic.clock), _report_human)
+    emit(argusic.actions.act(signer, action), _report_human)
 
 
 @operator.command("init")
@@ -55,12 +51,10 @@ def _act(session: Session, signer_name: str, action: OperatorAction) -> None:
 @pass_session
 def init_command(session: Session, name: str, as_json: bool) -> None:
     """The first operator (an owner) of a ledger with no operator; its key is written to
-    ARGUSIC_HOME/operators/NAME.key, readable by its owner only."""
+    ARGUSIC_HOME/operators/NAME.key, readable by its owner only. Only here is a ledger's first
+    owner made: no submitted action (nor HTTP) registers one."""
     argusic = session.argusic
-    state = argusic.methodology.state()
-    report: InitReport = init_operator(
-        argusic.settings.home, name, argusic.ledger, state, argusic.clock
-    )
+    report: InitReport = argusic.actions.init_owner(argusic.settings.home, name)
     emit(report, lambda r: f"{r.name} is the owner: {r.public_key}")
 
 
@@ -102,18 +96,34 @@ def act_command(session: Session, action_file: Path, signer: str, as_json: bool)
 @operator.command("sign")
 @click.argument("action_file", type=existing)
 @click.option("--key", "key_file", type=existing, required=True, help="The operator's key file.")
-@click.option("--sequence", type=int, help="Default: the key's next in the ledger.")
+@click.option(
+    "--sequence", type=click.IntRange(min=1), help="Default: the key's next in the ledger."
+)
+@click.option(
+    "--ledger",
+    "origin",
+    help="The origin of the ledger the action is for, when signing away from it "
+    "(with --sequence); default: the ledger configured.",
+)
 @pass_session
-def sign_command(session: Session, action_file: Path, key_file: Path, sequence: int | None) -> None:
+def sign_command(
+    session: Session,
+    action_file: Path,
+    key_file: Path,
+    sequence: int | None,
+    origin: str | None,
+) -> None:
     """Print the action signed (one JSON object), to submit elsewhere."""
     signer = load_signer(key_file)
     if signer is None:
         raise SetupError(f"no key at {key_file}")
-    if sequence is None:
-        sequence = next_sequence(session.argusic.methodology.state(), signer.verifier.key_id.hex())
-    signed = sign_action(
-        signer, read_action(read_record_file(action_file)), session.argusic.clock, sequence
-    )
+    action = read_action(read_record_file(action_file))
+    if origin is not None:
+        if sequence is None:
+            raise click.UsageError("--ledger signs away from the ledger: give --sequence too")
+        signed = sign_action(signer, action, CLOCK, sequence, origin)
+    else:
+        signed = session.argusic.actions.sign(signer, action, sequence)
     sys.stdout.buffer.write(msgspec.json.encode(signed) + b"\n")
 
 
@@ -123,9 +133,8 @@ def sign_command(session: Session, action_file: Path, key_file: Path, sequence: 
 @pass_session
 def submit_command(session: Session, signed_file: Path, as_json: bool) -> None:
     """Append a signed action (also `POST /operator/actions`)."""
-    argusic = session.argusic
     signed = read_signed(read_record_file(signed_file))
-    emit(submit(signed, argusic.ledger, argusic.methodology.state()), _report_human)
+    emit(session.argusic.actions.submit(signed), _report_human)
 
 
 @click.command("publish")

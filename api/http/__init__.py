@@ -14,7 +14,6 @@ from api.http.errors import exception_handlers
 from api.http.headers import secured
 from api.http.limits import MAX_BODY_BYTES, BoundedRequest, check_positions, limited
 from api.http.openapi import documented, openapi_config
-from api.services.operators import ActionDesk
 from api.web import FORMAT, STATIC, Negotiated, check_format, static_files, template_config
 from api.web.site_check import SiteCheck
 from api.web.templating import environment
@@ -48,7 +47,7 @@ def create_app(argusic: Argusic) -> Litestar:
             "siiq": provided(argusic.public_siiq),
             "sources": provided(argusic.public_sources),
             "evidence_store": provided(argusic.store),
-            "actions": provided(ActionDesk(argusic.ledger, argusic.methodology.reader)),
+            "actions": provided(argusic.actions),
         },
         exception_handlers=exception_handlers(),
         compression_config=CompressionConfig(backend="gzip", gzip_compress_level=6),

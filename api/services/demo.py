@@ -16,20 +16,13 @@ import msgspec
 
 from api.services.calibrate import calibrate_files
 from api.services.ingest import ingest
-from api.services.operators import (
-    Clock,
-    act,
-    key_path,
-    read_action,
-    register_first_owner,
-)
+from api.services.operators import ActionDesk, key_path, read_action
 from api.services.ports import Banners, EvidenceStore
 from api.services.reader import ProjectionReader
 from api.services.siiq_update import publish_inputs
 from domain.errors import InvalidInput
 from domain.events import PublishedValue
 from domain.siiq.data import read_results
-from domain.state.methodology import Methodology
 from ledger.ledger import Ledger
 from ledger.signing_key import create_signer, load_signer
 from projections.methodology import MethodologyProjection
@@ -102,28 +95,20 @@ def load_demo(
     store: EvidenceStore,
     banners: Banners,
     home: Path,
-    clock: Clock,
 ) -> DemoReport:
     """Every file of the demo, in order; the demo only ever goes into an empty ledger."""
     if ledger.size():
         raise InvalidInput("the demo loads only into an empty ledger")
     accepted = _calibrate(ledger, folder / "siiq")
-    reader = ProjectionReader(ledger, MethodologyProjection())
-
-    def state() -> Methodology:
-        return reader.latest()
-
+    desk = ActionDesk(ledger, ProjectionReader(ledger, MethodologyProjection()))
+    signer = load_signer(key_path(home, OWNER)) or create_signer(key_path(home, OWNER), OWNER)
     records = 0
     for path in sorted(folder.glob("*.jsonl")):
         if path.name.endswith(".actions.jsonl"):
-            if not state().operators:
-                signer = load_signer(key_path(home, OWNER)) or create_signer(
-                    key_path(home, OWNER), OWNER
-                )
-                register_first_owner(signer, ledger, state(), clock)
+            if not desk.reader.latest().authority.operators:
+                desk.register_first_owner(signer)
             for line in path.read_bytes().splitlines():
-                action = read_action(_action(line, ledger.size()))
-                act(signer, action, ledger, state(), clock)
+                desk.act(signer, read_action(_action(line, ledger.size())))
         else:
             records += ingest(ledger, [path], store, banners).records
     size = ledger.size()

@@ -13,6 +13,7 @@ from domain.events import Evidence
 from domain.state.fold import apply
 from domain.state.methodology import Methodology
 from ledger import codec
+from ledger.actions import SIGNATURES
 from ledger.codec import encode_json
 from ledger.export import export_lines
 from ledger.ledger import Ledger
@@ -87,7 +88,8 @@ def recorded_artifacts(ledger: Ledger) -> dict[tuple[str, str, str], str]:
     state = Methodology()
     for row in ledger.rows():
         if row.type in EVIDENCE_TYPES:
-            apply(state, row.position, codec.decode(row.canonical).event)
+            envelope = codec.decode(row.canonical)
+            apply(state, row.position, envelope.event, envelope.recorded_at, SIGNATURES)
     found = {}
     for run_id, copies in state.evidence.items():
         for kind, copy in copies.items():

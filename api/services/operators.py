@@ -1,15 +1,17 @@
-"""Operators' signed actions (ARCHITECTURE.md, "Operators"): keys kept as files under
-`ARGUSIC_HOME/operators/`, registered in the ledger itself; every action signed, verified and
-admitted against the ledger's state, then appended with the facts it decides, all at once."""
+"""Operators' signed actions (ARCHITECTURE.md, "Operators" and "Authority"): keys kept as files
+under `ARGUSIC_HOME/operators/`, registered in the ledger itself; every action signed for one
+ledger, verified and judged against the ledger's state at its head, then appended with the facts
+it decides, all at once, right after that head or not at all."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 
 import msgspec
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.persistence import OperationalError
 
 from api.services.json_input import decoded
 from api.services.reader import ProjectionReader
@@ -24,16 +26,19 @@ from domain.events.operators import (
     ReleaseHold,
     action_name,
 )
-from domain.operators import SignedAction, admit_action
+from domain.operators import SignedAction, first_owner, refusal, signing_key
 from domain.state.methodology import Methodology
-from ledger.actions import acted, sign, signature_holds
+from ledger.actions import SIGNATURES, acted, sign
 from ledger.ledger import Ledger
-from ledger.note import NoteError, Signer, Verifier
+from ledger.note import NoteError, Signer
 from ledger.signing_key import create_signer, load_signer
+from ledger.store import HeadMoved
 from projections.runner import ReadModel
-from projections.siiq import PUBLICATION_HOLD, SiiqProjection
+from projections.siiq import SiiqProjection, open_holds
 
 Clock = Callable[[], datetime]
+ATTEMPTS = 50
+"""How often an action is judged again when the ledger grew while it was judged."""
 _signed = msgspec.json.Decoder(SignedAction)
 _action: msgspec.json.Decoder[OperatorAction] = msgspec.json.Decoder(OperatorAction)
 
@@ -77,114 +82,147 @@ def read_signed(data: bytes) -> SignedAction:
 
 
 def next_sequence(state: Methodology, key_id: str) -> int:
-    return state.sequences.get(key_id, 0) + 1
+    return state.authority.next_sequence(key_id)
 
 
 def sign_action(
-    signer: Signer, action: OperatorAction, clock: Clock, sequence: int
+    signer: Signer, action: OperatorAction, clock: Clock, sequence: int, ledger: str
 ) -> SignedAction:
-    return sign(signer, action, sequence, clock())
+    """`action` signed by `signer` now, as its `sequence`th, for the ledger of origin `ledger`."""
+    return sign(signer, action, sequence, clock(), ledger)
 
 
-def _public_key(signed: SignedAction, state: Methodology) -> str | None:
-    """The verifier key the signature must verify with: the registered one, or for the first
-    owner its own key, which the action carries."""
-    key = state.operators.get(signed.key_id)
-    if key is not None:
-        return key.public_key
-    return signed.action.public_key if isinstance(signed.action, AddOperator) else None
-
-
-def _new_key_id(action: OperatorAction) -> str | None:
-    if not isinstance(action, AddOperator):
-        return None
-    try:
-        verifier = Verifier.parse(action.public_key)
-    except NoteError:
-        return None
-    return verifier.key_id.hex() if verifier.name == action.name else None
-
-
-def _siiq_guards(action: OperatorAction, ledger: Ledger) -> tuple[frozenset[str], frozenset[str]]:
-    """SI-IQ's open holds (a halted publication's among them, until released) and frozen
-    benchmarks, read only for the actions that act on them."""
+def _siiq_guards(action: OperatorAction, ledger: Ledger, head: int) -> tuple[set[str], set[str]]:
+    """SI-IQ's open holds and frozen benchmarks at `head`, read only for the actions that act
+    on them."""
     if not isinstance(action, ReleaseHold | ApproveRevision):
-        return frozenset(), frozenset()
-    guards = ReadModel(ledger, SiiqProjection()).as_of().guards
-    publication = guards.publication_halt is not None and not guards.publication_released
-    holds = {*guards.holds, *[PUBLICATION_HOLD] * publication}
-    return frozenset(holds), frozenset(guards.frozen)
+        return set(), set()
+    guards = ReadModel(ledger, SiiqProjection()).as_of(head).guards
+    return open_holds(guards), set(guards.frozen)
 
 
-def submit(signed: SignedAction, ledger: Ledger, state: Methodology) -> ActionReport:
-    """Verify and admit a signed action against the state at the head, then append it with
-    what it decides; nothing is appended when anything fails."""
-    public_key = _public_key(signed, state)
-    holds = public_key is not None and signature_holds(signed, public_key)
-    admit_action(signed, state.operators, state.sequences.get(signed.key_id, 0), holds)
-    head = ledger.size()
+def judged(
+    signed: SignedAction, ledger: Ledger, state: Methodology, head: int, now: datetime
+) -> list[DomainEvent]:
+    """The events a signed action appends right after `head`, judged against `state` (the
+    ledger up to it) as every fold will judge it where it is read; a refusal names what
+    failed."""
+    authority = state.authority
+    if signed.ledger != ledger.origin:
+        raise Rejected(
+            "operators",
+            f"the action was signed for ledger {signed.ledger!r}, not for this one "
+            f"({ledger.origin}): an action counts only on the ledger it names",
+        )
+    public_key = signing_key(signed, authority.operators)
+    holds = public_key is not None and SIGNATURES.holds(signed, public_key)
+    last = authority.sequences.get(signed.key_id, 0)
+    why = refusal(
+        signed,
+        authority.operators,
+        last,
+        signature_holds=holds,
+        ledger=ledger.origin,
+        appended_at=now,
+    )
+    if why:
+        raise Rejected("operators", why)
     action = signed.action
-    sealed = isinstance(action, ApprovePublication) and (
-        ledger.recorder.checkpoint(action.position) is not None
-    )
-    context = Context(head, sealed, _new_key_id(action), *_siiq_guards(action, ledger))
+    context = Context(head, SIGNATURES, *_siiq_guards(action, ledger, head))
     facts = decide(action, signed.operator, state, context)
-    events: list[DomainEvent] = [acted(signed), *facts]
-    placed = ledger.next_versions(events)
-    if placed[0].version != signed.sequence:
-        raise Rejected("operators", f"sequence {signed.sequence} is not the key's next")
-    try:
-        checkpoint = ledger.append(placed)
-    except IntegrityError as e:
-        raise Rejected("operators", "another action took this key's sequence first") from e
-    return ActionReport(
-        position=checkpoint.size - len(events) + 1,
-        action=action_name(signed.action),
-        operator=signed.operator,
-        sequence=signed.sequence,
-    )
+    if isinstance(action, ApprovePublication) and not ledger.recorder.checkpoint(action.position):
+        raise Rejected("section 1", f"position {action.position} is no signed checkpoint's size")
+    return [acted(signed, len(facts)), *facts]
 
 
-def init_operator(
-    home: Path, name: str, ledger: Ledger, state: Methodology, clock: Clock
-) -> InitReport:
-    """`operator init NAME`: the first owner of a ledger with no operator; its key is written
-    readable by its owner only and registers itself with an action it signs."""
-    if state.operators:
-        raise Rejected("operators", "this ledger has operators already: an owner adds the next")
-    try:
-        signer = create_signer(key_path(home, name), name)
-    except FileExistsError as e:
-        raise Rejected("operators", f"a key for {name} exists at {key_path(home, name)}") from e
-    except NoteError as e:
-        raise Rejected("operators", str(e)) from e
-    return register_first_owner(signer, ledger, state, clock)
-
-
-def register_first_owner(
-    signer: Signer, ledger: Ledger, state: Methodology, clock: Clock
-) -> InitReport:
-    """The key registers itself as the ledger's first owner, with an action it signs."""
-    public_key = str(signer.verifier)
-    action = AddOperator(name=signer.name, public_key=public_key, role="owner")
-    submit(sign_action(signer, action, clock, 1), ledger, state)
-    return InitReport(name=signer.name, public_key=public_key)
-
-
-def act(
-    signer: Signer, action: OperatorAction, ledger: Ledger, state: Methodology, clock: Clock
-) -> ActionReport:
-    """Sign `action` with the key's next sequence and submit it."""
-    sequence = next_sequence(state, signer.verifier.key_id.hex())
-    return submit(sign_action(signer, action, clock, sequence), ledger, state)
-
-
+@dataclass(frozen=True)
 class ActionDesk:
-    """Where signed actions arrive: each judged against the state at the ledger's head, which
-    the server's readers cannot fold on while it is judged."""
+    """Where signed actions arrive: each judged against the state at the ledger's head (which
+    the server's readers cannot fold on while it is judged) and appended right after that head,
+    or judged again when the ledger grew meanwhile. So actions are ordered by the ledger, each
+    judged against every one before it: two approvals at once never go back, and nothing a key
+    signs after its revocation is recorded. Actions signed here are signed by the ledger's
+    clock."""
 
-    def __init__(self, ledger: Ledger, reader: ProjectionReader[Methodology]) -> None:
-        self.ledger, self.reader = ledger, reader
+    ledger: Ledger
+    reader: ProjectionReader[Methodology]
+
+    @property
+    def clock(self) -> Clock:
+        """The ledger's clock: what an action is signed at here is what its append will say."""
+        return self.ledger.clock
 
     def submit(self, signed: SignedAction) -> ActionReport:
-        return self.reader.look(lambda state, _: submit(signed, self.ledger, state))
+        """A signed action made elsewhere (`operator submit`, `POST /operator/actions`): never
+        the first owner's, which only `operator init` on the ledger's machine registers."""
+        return self._append(lambda _: signed, first=False)
+
+    def act(self, signer: Signer, action: OperatorAction) -> ActionReport:
+        """`action` signed with the key's next sequence, for this ledger, and submitted."""
+
+        def signed(state: Methodology) -> SignedAction:
+            sequence = next_sequence(state, signer.verifier.key_id.hex())
+            return sign_action(signer, action, self.clock, sequence, self.ledger.origin)
+
+        return self._append(signed, first=False)
+
+    def sign(self, signer: Signer, action: OperatorAction, sequence: int | None) -> SignedAction:
+        """`operator sign`: the action signed for this ledger, with the key's next sequence by
+        default."""
+        if sequence is None:
+            sequence = next_sequence(self.reader.latest(), signer.verifier.key_id.hex())
+        return sign_action(signer, action, self.clock, sequence, self.ledger.origin)
+
+    def init_owner(self, home: Path, name: str) -> InitReport:
+        """`operator init NAME`: the first owner of a ledger with no operator; its key is written
+        readable by its owner only and registers itself with an action it signs."""
+        if self.reader.latest().authority.operators:
+            raise Rejected("operators", "this ledger has operators already: an owner adds the next")
+        try:
+            signer = create_signer(key_path(home, name), name)
+        except FileExistsError as e:
+            raise Rejected("operators", f"a key for {name} exists at {key_path(home, name)}") from e
+        except NoteError as e:
+            raise Rejected("operators", str(e)) from e
+        return self.register_first_owner(signer)
+
+    def register_first_owner(self, signer: Signer) -> InitReport:
+        """The key registers itself as the ledger's first owner, with an action it signs."""
+        public_key = str(signer.verifier)
+        action = AddOperator(name=signer.name, public_key=public_key, role="owner")
+        signed = sign_action(signer, action, self.clock, 1, self.ledger.origin)
+        self._append(lambda _: signed, first=True)
+        return InitReport(name=signer.name, public_key=public_key)
+
+    def _append(
+        self, signed_for: Callable[[Methodology], SignedAction], first: bool
+    ) -> ActionReport:
+        for _ in range(ATTEMPTS):
+            try:
+                return self.reader.look(
+                    lambda state, head: self._append_at(signed_for(state), state, head, first)
+                )
+            except HeadMoved:
+                continue
+        raise OperationalError(f"the ledger kept growing during {ATTEMPTS} attempts to act")
+
+    def _append_at(
+        self, signed: SignedAction, state: Methodology, head: int, first: bool
+    ) -> ActionReport:
+        operators = state.authority.operators
+        if first and operators:
+            raise Rejected("operators", "this ledger has operators already: an owner adds the next")
+        if not first and first_owner(signed, operators):
+            raise Rejected(
+                "operators",
+                "the first owner is registered only by `argusic operator init` on the ledger's "
+                "machine",
+            )
+        events = judged(signed, self.ledger, state, head, self.clock())
+        self.ledger.append(self.ledger.next_versions(events), after=head)
+        return ActionReport(
+            position=head + 1,
+            action=action_name(signed.action),
+            operator=signed.operator,
+            sequence=signed.sequence,
+        )

@@ -50,6 +50,12 @@ class CheckpointView(msgspec.Struct, frozen=True, kw_only=True):
     sealed_at: str
 
 
+class PublicKeyView(msgspec.Struct, frozen=True, kw_only=True):
+    origin: str
+    """The first line of every checkpoint: the ledger's identity, which signed actions name."""
+    public_key: str
+
+
 class Health(msgspec.Struct, frozen=True, kw_only=True):
     status: str
     size: int
@@ -71,6 +77,10 @@ class LedgerQueries:
             public_key=str(self.ledger.recorder.sealer.verifier),
             sealed_at=checkpoint.sealed_at,
         )
+
+    def public_key(self) -> PublicKeyView:
+        verifier = self.ledger.recorder.sealer.verifier
+        return PublicKeyView(origin=verifier.name, public_key=str(verifier))
 
     def inclusion(self, position: int, size: int | None = None) -> InclusionProof:
         return self.ledger.inclusion_proof(position, size)

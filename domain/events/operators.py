@@ -113,7 +113,7 @@ OperatorAction = (
 
 class OperatorActed(Event, frozen=True):
     """A signed action, exactly as signed: an auditor re-verifies the signature from an export.
-    Its version in the key's stream is its sequence, so the ledger itself refuses a replay."""
+    Its sequence must be its key's next where it is read: a replay counts nowhere."""
 
     action: OperatorAction
     operator: str
@@ -121,6 +121,12 @@ class OperatorActed(Event, frozen=True):
     sequence: int
     signed_at: datetime
     signature: str
+    ledger: str = ""
+    """The checkpoint origin of the ledger it was signed for (none before actions named one:
+    such an action counts nowhere)."""
+    decides: int = 0
+    """How many events right after it, in its own append batch, are the facts it decides (set
+    when it is appended, not signed: no fact outside them is its decision)."""
 
     @property
     def stream(self) -> str:

@@ -1,7 +1,13 @@
 """The fold: each event applied to the state at its position (`apply` may update the model it
-is handed; every fold starts from a fresh or freshly decoded model)."""
+is handed; every fold starts from a fresh or freshly decoded model).
+
+An operator's decision (an approval, a key, a review, a cycle's close, a dispute) is applied
+only when its fact is one that a signed action with authority decided, recorded with it
+(`domain.state.authority`); a fact appended on its own changes nothing here."""
 
 from __future__ import annotations
+
+from datetime import datetime
 
 from domain.environment_qa import Finding
 from domain.events import (
@@ -16,7 +22,6 @@ from domain.events import (
     OperatorActed,
     OperatorRegistered,
     OperatorRevoked,
-    ProjectReviewCleared,
     ProjectReviewed,
     PublicationApproved,
     RecordingWithheld,
@@ -24,21 +29,34 @@ from domain.events import (
     RunRecorded,
     RunVoided,
 )
+from domain.events.operators import Review as ReviewAction
 from domain.evidence import redaction
+from domain.operators import Signatures
+from domain.state.authority import authorized, fold_authority
 from domain.state.methodology import Methodology, set_key
 from domain.state.records import (
-    Approval,
     Dispute,
     Edition,
     EvidenceCopy,
     Noted,
-    OperatorKey,
     Review,
     Run,
 )
 
+Decided = (
+    ProjectReviewed | RunVoided | RerunRequested | CycleClosed | DisputeOpened | DisputeResolved
+)
 
-def apply(model: Methodology, position: int, event: DomainEvent) -> Methodology:
+
+def apply(
+    model: Methodology,
+    position: int,
+    event: DomainEvent,
+    appended_at: datetime,
+    signatures: Signatures,
+) -> Methodology:
+    """`event`, recorded at `position` at `appended_at`, applied to `model`; a signed action's
+    signature is checked with `signatures`."""
     match event:  # the most frequent facts first: a class pattern is an isinstance check
         case EvidenceTransformed() | RecordingWithheld():
             _evidence(model, position, event)
@@ -47,35 +65,63 @@ def apply(model: Methodology, position: int, event: DomainEvent) -> Methodology:
             agent, project, cycle = set_key(event)
             sets = model.sets.setdefault(cycle, {}).setdefault(project, {})
             sets.setdefault(agent, []).append(run_id)
+        case RerunRequested(run_id=run_id) if model.withheld(run_id):
+            # section 17: a file that cannot be shown safe is withheld and its run repeated
+            model.reruns[run_id] = Noted(position=position, reason=event.reason)
+        case EditionDrafted():
+            model.editions[event.version] = Edition(position=position, event=event)
+        case AgentRegistered() | CycleOpened():
+            _roster(model, position, event)
+        case OperatorActed() | PublicationApproved() | OperatorRegistered() | OperatorRevoked():
+            fold_authority(model.authority, position, event, appended_at, signatures)
+        case (
+            ProjectReviewed()
+            | RunVoided()
+            | RerunRequested()
+            | CycleClosed()
+            | DisputeOpened()
+            | DisputeResolved()
+        ) if authorized(model.authority, position, event) and _applies(model, event):
+            _decided(model, position, event)
+    return model
+
+
+def _applies(model: Methodology, fact: Decided) -> bool:
+    """A decided fact names what is there: a voided run is recorded (a review's, a run of the
+    project and cycle it reviewed), a dispute is opened once, of a recorded run, and resolved
+    once opened."""
+    window = model.authority.window
+    match fact:
+        case RunVoided(run_id=run_id) | RerunRequested(run_id=run_id):
+            run, action = model.runs.get(run_id), window and window.acted.action
+            if run is None or not isinstance(action, ReviewAction):
+                return run is not None
+            return (run.event.project.id, run.event.cycle) == (action.project, action.cycle)
+        case DisputeOpened():
+            return fact.run_id in model.runs and fact.dispute not in model.disputes
+        case DisputeResolved():
+            return fact.dispute in model.disputes
+    return True
+
+
+def _decided(model: Methodology, position: int, fact: Decided) -> None:
+    match fact:
         case ProjectReviewed():
-            _review(model, event.project_id, event.cycle, position, event)
-        case ProjectReviewCleared():
-            for cycle, projects in model.sets.items():
-                if event.project_id in projects:
-                    _review(model, event.project_id, cycle, position, event)
+            _review(model, fact.project_id, fact.cycle, position, fact)
         case RunVoided(run_id=run_id, reason=reason):
             model.voided[run_id] = Noted(position=position, reason=reason)
         case RerunRequested(run_id=run_id, reason=reason):
             model.reruns[run_id] = Noted(position=position, reason=reason)
-        case EditionDrafted():
-            model.editions[event.version] = Edition(position=position, event=event)
-        case AgentRegistered() | CycleOpened() | CycleClosed():
-            _roster(model, position, event)
+        case CycleClosed():
+            model.closed[fact.cycle] = position
         case DisputeOpened() | DisputeResolved():
-            _dispute(model, position, event)
-        case OperatorActed() | OperatorRegistered() | OperatorRevoked() | PublicationApproved():
-            _operators(model, position, event)
-    return model
+            _dispute(model, position, fact)
 
 
 def _review(
-    model: Methodology,
-    project: str,
-    cycle: str,
-    position: int,
-    review: ProjectReviewed | ProjectReviewCleared,
+    model: Methodology, project: str, cycle: str, position: int, review: ProjectReviewed
 ) -> None:
-    finding: Finding = review.finding if isinstance(review, ProjectReviewed) else "project"
+    finding: Finding = review.finding
     model.reviews.setdefault(project, {}).setdefault(cycle, []).append(
         Review(position=position, finding=finding, reviewer=review.reviewer, note=review.note)
     )
@@ -100,16 +146,12 @@ def _evidence(
     copy.positions.append(position)
 
 
-def _roster(
-    model: Methodology, position: int, event: AgentRegistered | CycleOpened | CycleClosed
-) -> None:
+def _roster(model: Methodology, position: int, event: AgentRegistered | CycleOpened) -> None:
     match event:
         case AgentRegistered():
             model.agents[event.id] = event
         case CycleOpened():
             model.cycles[event.id] = event
-        case CycleClosed():
-            model.closed[event.cycle] = position
 
 
 def _dispute(model: Methodology, position: int, event: DisputeOpened | DisputeResolved) -> None:
@@ -124,27 +166,3 @@ def _dispute(model: Methodology, position: int, event: DisputeOpened | DisputeRe
     else:
         dispute = model.disputes[event.dispute]
         dispute.outcome, dispute.note, dispute.resolved_at = event.outcome, event.note, position
-
-
-def _operators(
-    model: Methodology,
-    position: int,
-    event: OperatorActed | OperatorRegistered | OperatorRevoked | PublicationApproved,
-) -> None:
-    match event:
-        case OperatorActed():
-            model.sequences[event.key_id] = event.sequence
-        case OperatorRegistered():
-            model.operators[event.key_id] = OperatorKey(
-                name=event.name,
-                key_id=event.key_id,
-                public_key=event.public_key,
-                role=event.role,
-                registered_at=position,
-            )
-        case OperatorRevoked():
-            model.operators[event.key_id].revoked_at = position
-        case PublicationApproved():
-            model.approvals.append(
-                Approval(position=event.position, at=position, operator=event.operator)
-            )

@@ -18,12 +18,12 @@ from domain.scoring import Outcome, passed
 from domain.source_types import SourceRow, source_table
 from domain.state.records import (
     Approval,
+    Authority,
     Dispute,
     Edition,
     EvidenceCopy,
     Judged,
     Noted,
-    OperatorKey,
     Review,
     Run,
 )
@@ -53,11 +53,8 @@ class Methodology(msgspec.Struct, kw_only=True):
     closed: dict[str, int] = msgspec.field(default_factory=dict)
     """Cycle: the position of its closing."""
     disputes: dict[str, Dispute] = msgspec.field(default_factory=dict)
-    operators: dict[str, OperatorKey] = msgspec.field(default_factory=dict)
-    """Key id: the operator's key."""
-    sequences: dict[str, int] = msgspec.field(default_factory=dict)
-    """Key id: the sequence number of the last action it signed."""
-    approvals: list[Approval] = msgspec.field(default_factory=list)
+    authority: Authority = msgspec.field(default_factory=Authority)
+    """Operators' keys, their sequences, and the approvals for the public."""
 
     def ordered_editions(self) -> list[Edition]:
         return sorted(self.editions.values(), key=lambda e: version_key(e.event.version))
@@ -176,7 +173,11 @@ class Methodology(msgspec.Struct, kw_only=True):
 
     def published(self) -> Approval | None:
         """The latest approval for the public (section 1), if any."""
-        return self.approvals[-1] if self.approvals else None
+        return self.authority.published()
+
+    def withheld(self, run_id: str) -> bool:
+        """Whether a file of the run is withheld (section 17: it cannot be shown safe)."""
+        return any(copy.withheld for copy in self.evidence.get(run_id, {}).values())
 
     def run_disputes(self, run_id: str) -> list[Dispute]:
         return [d for d in self.disputes.values() if d.run_id == run_id]

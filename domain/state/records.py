@@ -7,7 +7,7 @@ from typing import Literal, NamedTuple
 import msgspec
 
 from domain.environment_qa import Finding
-from domain.events import EditionDrafted, RunRecorded
+from domain.events import EditionDrafted, OperatorActed, RunRecorded
 from domain.scoring import Outcome, ScoreLines
 
 
@@ -80,6 +80,35 @@ class Approval(msgspec.Struct, frozen=True, kw_only=True):
     position: int
     at: int
     operator: str
+
+
+class Window(msgspec.Struct, frozen=True, kw_only=True):
+    """The last signed action whose authority held, and the positions its facts are at."""
+
+    acted: OperatorActed
+    position: int
+    end: int
+    """The last position of its facts (its own position plus the facts it recorded)."""
+
+
+class Authority(msgspec.Struct, kw_only=True):
+    """Who may decide, as of a position (ARCHITECTURE.md, "Authority")."""
+
+    ledger: str | None = None
+    """The ledger's checkpoint origin, as its first owner's registration names it."""
+    operators: dict[str, OperatorKey] = msgspec.field(default_factory=dict)
+    """Key id: the operator's key."""
+    sequences: dict[str, int] = msgspec.field(default_factory=dict)
+    """Key id: the sequence number of the last action it signed."""
+    approvals: list[Approval] = msgspec.field(default_factory=list)
+    window: Window | None = None
+
+    def published(self) -> Approval | None:
+        """The latest approval for the public (section 1), if any."""
+        return self.approvals[-1] if self.approvals else None
+
+    def next_sequence(self, key_id: str) -> int:
+        return self.sequences.get(key_id, 0) + 1
 
 
 class Judged(NamedTuple):

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -71,7 +72,9 @@ def test_checkpoint_is_a_signed_c2sp_note(demo_size: int, demo_env: dict[str, st
     body = open_checkpoint(str(document["note"]), Verifier.parse(str(document["public_key"])))
     assert body.size == document["size"] == demo_size
     assert body.root.hex() == document["root"]
-    assert str(document["note"]).split("\n")[:2] == ["argusic.local/ledger", str(demo_size)]
+    origin, size = str(document["note"]).split("\n")[:2]
+    assert (origin, size) == (Verifier.parse(str(document["public_key"])).name, str(demo_size))
+    assert re.fullmatch(r"argusic\.local/ledger/[0-9a-f]{16}", origin)  # this ledger's own
 
 
 def test_proof_documents(demo_env: dict[str, str]) -> None:

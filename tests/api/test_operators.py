@@ -17,22 +17,17 @@ from litestar.testing import TestClient
 
 from adapters.clock import utc_now
 from api.http import create_app
-from api.services.operators import (
-    act,
-    init_operator,
-    operator_signer,
-    read_action,
-    sign_action,
-    submit,
-)
+from api.services.operators import operator_signer, read_action, sign_action
 from api.wiring import Argusic, Settings
 from domain.errors import Rejected
 from domain.events.operators import AddOperator, ApprovePublication, RevokeOperator
+from domain.operators import SignedAction
 from ledger.actions import signing_bytes
 from ledger.export import export_lines
 from ledger.ledger import Ledger
 from ledger.note import Signer, Verifier
 from tests.conftest import append_editions, argusic
+from tests.publishing import action_desk
 
 OWNER = "olga"
 
@@ -43,18 +38,26 @@ class Desk:
     def __init__(self, ledger: Ledger, home: Path) -> None:
         self.ledger, self.home = ledger, home
         append_editions(ledger, 0, 3)
-        self.owner = init_operator(home, OWNER, ledger, self.state(), utc_now)
+        self.actions = action_desk(ledger)
+        self.owner = self.actions.init_owner(home, OWNER)
 
     def state(self) -> Any:
         return Argusic(Settings("", self.home, None), self.ledger).methodology.state()
 
     def act(self, signer: Signer, action: Any) -> Any:
-        return act(signer, action, self.ledger, self.state(), utc_now)
+        return self.actions.act(signer, action)
+
+    def sign(self, signer: Signer, action: Any, sequence: int) -> SignedAction:
+        """`action` signed now for this ledger."""
+        return sign_action(signer, action, utc_now, sequence, self.ledger.origin)
+
+    def submit(self, signed: SignedAction) -> Any:
+        return self.actions.submit(signed)
 
     def refused(self, signed: Any, match: str) -> None:
         size = self.ledger.size()
         with pytest.raises(Rejected, match=match) as refusal:
-            submit(signed, self.ledger, self.state())
+            self.submit(signed)
         assert refusal.value.rule in {"operators", "section 1"}
         assert self.ledger.size() == size  # nothing appended
 
@@ -69,14 +72,14 @@ def test_the_first_owner_registers_in_the_ledger_with_a_private_key_file(desk: D
     assert stat.S_IMODE(os.stat(key_file).st_mode) == 0o600
     types = [json.loads(line)["type"] for line in export_lines(desk.ledger)]
     assert types[-2:] == ["OperatorActed", "OperatorRegistered"]  # inside the Merkle tree
-    (key,) = desk.state().operators.values()
+    (key,) = desk.state().authority.operators.values()
     assert (key.name, key.role, key.public_key) == (OWNER, "owner", desk.owner.public_key)
     with pytest.raises(Rejected, match="has operators already"):
-        init_operator(desk.home, "mallory", desk.ledger, desk.state(), utc_now)
+        desk.actions.init_owner(desk.home, "mallory")
 
 
 def test_a_forged_signature_is_refused(desk: Desk) -> None:
-    signed = sign_action(operator_signer(desk.home, OWNER), approve(desk), utc_now, 2)
+    signed = desk.sign(operator_signer(desk.home, OWNER), approve(desk), 2)
     forged = msgspec.structs.replace(
         signed, action=ApprovePublication(position=desk.ledger.size() - 1)
     )
@@ -85,7 +88,7 @@ def test_a_forged_signature_is_refused(desk: Desk) -> None:
 
 def test_an_unknown_key_is_refused(desk: Desk) -> None:
     stranger = Signer.generate(OWNER)  # even under a known name
-    desk.refused(sign_action(stranger, approve(desk), utc_now, 1), "not registered")
+    desk.refused(desk.sign(stranger, approve(desk), 1), "not registered")
 
 
 def test_a_revoked_key_is_refused(desk: Desk) -> None:
@@ -94,15 +97,15 @@ def test_a_revoked_key_is_refused(desk: Desk) -> None:
     desk.act(owner, AddOperator(name="bob", public_key=str(bob.verifier), role="operator"))
     desk.act(bob, approve(desk))
     desk.act(owner, RevokeOperator(name="bob"))
-    desk.refused(sign_action(bob, approve(desk), utc_now, 2), "revoked")
+    desk.refused(desk.sign(bob, approve(desk), 2), "revoked")
 
 
 def test_a_replayed_or_reordered_sequence_is_refused(desk: Desk) -> None:
     owner = operator_signer(desk.home, OWNER)
-    signed = sign_action(owner, approve(desk), utc_now, 2)
-    submit(signed, desk.ledger, desk.state())
+    signed = desk.sign(owner, approve(desk), 2)
+    desk.submit(signed)
     desk.refused(signed, "sequence 2 .* not its next")  # the same action again
-    desk.refused(sign_action(owner, approve(desk), utc_now, 9), "sequence 9 .* not its next")
+    desk.refused(desk.sign(owner, approve(desk), 9), "sequence 9 .* not its next")
 
 
 def test_an_action_outside_the_role_is_refused(desk: Desk) -> None:
@@ -110,27 +113,24 @@ def test_an_action_outside_the_role_is_refused(desk: Desk) -> None:
     owner = operator_signer(desk.home, OWNER)
     desk.act(owner, AddOperator(name="bob", public_key=str(bob.verifier), role="operator"))
     adding = AddOperator(name="eve", public_key=str(eve.verifier), role="owner")
-    desk.refused(sign_action(bob, adding, utc_now, 1), "operator.* may not add_operator")
+    desk.refused(desk.sign(bob, adding, 1), "operator.* may not add_operator")
 
 
 def test_an_approval_past_the_head_or_off_a_checkpoint_is_refused(desk: Desk) -> None:
     owner = operator_signer(desk.home, OWNER)
     head = desk.ledger.size()
-    desk.refused(
-        sign_action(owner, ApprovePublication(position=head + 1), utc_now, 2), "past the head"
-    )
-    desk.refused(
-        sign_action(owner, ApprovePublication(position=1), utc_now, 2), "no signed checkpoint"
-    )
+    desk.refused(desk.sign(owner, ApprovePublication(position=head + 1), 2), "past the head")
+    desk.refused(desk.sign(owner, ApprovePublication(position=1), 2), "no signed checkpoint")
     desk.act(owner, ApprovePublication(position=head))
+    desk.refused(desk.sign(owner, ApprovePublication(position=3), 3), "not above the last approval")
     desk.refused(
-        sign_action(owner, ApprovePublication(position=3), utc_now, 3), "before the last approval"
+        desk.sign(owner, ApprovePublication(position=head), 3), "not above the last approval"
     )
 
 
 def test_signed_on_one_machine_and_submitted_over_http(desk: Desk, settings: Settings) -> None:
     elsewhere = operator_signer(desk.home, OWNER)  # the key file, carried to another machine
-    signed = sign_action(elsewhere, approve(desk), utc_now, 2)
+    signed = desk.sign(elsewhere, approve(desk), 2)
     with TestClient(app=create_app(Argusic(settings, desk.ledger))) as client:
         answer = client.post("/operator/actions", content=msgspec.json.encode(signed))
         assert answer.status_code == 201, answer.text
@@ -150,7 +150,8 @@ def test_every_signature_re_verifies_from_an_export(desk: Desk) -> None:
     ]
     assert len(acted) == 2
     for event in acted:
-        payload = {k: event[k] for k in ("action", "operator", "key_id", "sequence", "signed_at")}
+        signed = ("action", "ledger", "operator", "key_id", "sequence", "signed_at")
+        payload = {k: event[k] for k in signed}
         text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
         verifier = Verifier.parse(desk.owner.public_key)
         assert verifier.verify(text.encode(), base64.b64decode(event["signature"]))
@@ -162,8 +163,9 @@ def test_the_signed_bytes_are_what_the_standard_library_writes(note: str) -> Non
     action = read_action(
         msgspec.json.encode({"action": "release_hold", "hold": "h-1", "note": note})
     )
-    signed = sign_action(owner, action, lambda: datetime(2026, 12, 1, 5, tzinfo=UTC), 7)
-    payload = msgspec.to_builtins(signed.unsigned())
+    at = datetime(2026, 12, 1, 5, tzinfo=UTC)
+    signed = sign_action(owner, action, lambda: at, 7, "argusic.local/ledger/0123456789abcdef")
+    payload = {k: v for k, v in msgspec.to_builtins(signed).items() if k != "signature"}
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
     assert text.encode() == signing_bytes(signed)
 
@@ -177,7 +179,9 @@ def test_the_cli_signs_offline_and_submits(
     signed = argusic(cli_env, "operator", "sign", str(action), "--key", str(key))
     assert signed.returncode == 0, signed.stderr
     document = json.loads(signed.stdout)
-    assert set(document) == {"action", "operator", "key_id", "sequence", "signed_at", "signature"}
+    fields = {"action", "ledger", "operator", "key_id", "sequence", "signed_at", "signature"}
+    assert set(document) == fields
+    assert document["ledger"] == desk.ledger.origin
     (tmp_path / "signed.json").write_text(signed.stdout)
     done = argusic(cli_env, "operator", "submit", str(tmp_path / "signed.json"), "--json")
     assert done.returncode == 0, done.stderr

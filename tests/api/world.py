@@ -10,21 +10,15 @@ from typing import Any
 import msgspec
 
 from adapters.artifacts import FileArtifactStore
-from adapters.clock import utc_now
 from api.services.ingest import ingest
-from api.services.operators import (
-    ActionReport,
-    act,
-    init_operator,
-    operator_signer,
-    read_action,
-)
+from api.services.operators import ActionReport, operator_signer, read_action
 from api.services.reader import ProjectionReader
 from domain.state.methodology import Methodology
 from ledger.ledger import Ledger
 from projections.methodology import MethodologyProjection
 from projections.views.leaderboard import leaderboard_view
 from projections.views.project import project_view
+from tests.publishing import action_desk
 from tests.records import EDITIONS, write
 
 OWNER = "rita"
@@ -70,12 +64,11 @@ class World:
 
     def act(self, action: dict[str, Any], signer: str = OWNER) -> ActionReport:
         """An operator's signed action (the owner, `rita`, made on first use)."""
-        home = self.folder / "home"
-        if not self.reads().latest().operators:
-            init_operator(home, OWNER, self.ledger, self.reads().latest(), utc_now)
+        home, desk = self.folder / "home", action_desk(self.ledger)
+        if not desk.reader.latest().authority.operators:
+            desk.init_owner(home, OWNER)
         key = operator_signer(home, signer)
-        state = self.reads().latest()
-        return act(key, read_action(msgspec.json.encode(action)), self.ledger, state, utc_now)
+        return desk.act(key, read_action(msgspec.json.encode(action)))
 
 
 def review(project: str, finding: str, note: str = "") -> dict[str, Any]:

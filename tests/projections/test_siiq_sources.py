@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterable
-from datetime import UTC, datetime
 
 from domain.events import AliasApproved, DomainEvent
+from domain.events.operators import ApproveAlias
 from domain.siiq.snapshots import snapshot_decision
 from ledger.ledger import RecordedEvent
 from projections.base import fold
@@ -19,6 +19,7 @@ from projections.siiq_sources import (
     status_document,
 )
 from tests.domain.test_siiq_snapshots import answer
+from tests.signing import AT, Operator
 
 THINKING = "Qwen3-235B-A22B-Thinking (Jul 2025)"
 
@@ -29,7 +30,7 @@ def recorded(events: Iterable[DomainEvent]) -> list[RecordedEvent]:
             position=i,
             stream=e.stream,
             version=1,
-            recorded_at=datetime(2026, 12, 1, tzinfo=UTC),
+            recorded_at=AT,
             hash=b"",
             event=e,
         )
@@ -80,18 +81,35 @@ def test_the_pinned_reference_name_has_its_own_results() -> None:
     assert not [x for x in merged if x["model"] == THINKING]
 
 
+REMATCH = {
+    "source": "epoch",
+    "name": "Qwen3-235B-A22B-Instruct-2507",
+    "group": "",
+    "justification": "test: not the model Epoch files it under",
+}
+
+
 def test_a_rematched_name_drops_its_old_mapping_everywhere() -> None:
-    events = history()
+    events, owner = history(), Operator()
     before = evidence_jsonl(model(events))
-    approve = AliasApproved(
-        source="epoch",
-        name="Qwen3-235B-A22B-Instruct-2507",
-        group="",
-        justification="test: not the model Epoch files it under",
-    )
-    after = [json.loads(line) for line in evidence_jsonl(model([*events, approve])).splitlines()]
+    registration = owner.registers()
+    approval = owner.signs(ApproveAlias(**REMATCH), AliasApproved(**REMATCH, operator="olga"))
+    approved = [*events, *registration, *approval]
+    after = [json.loads(line) for line in evidence_jsonl(model(approved)).splitlines()]
     assert b"Qwen3-235B-A22B-Instruct-2507" in before
     assert not [x for x in after if x["row"]["Model version"] == "Qwen3-235B-A22B-Instruct-2507"]
+
+
+def test_an_alias_appended_without_a_signed_action_changes_nothing() -> None:
+    """ARCHITECTURE.md, "Authority": a decision counts only with the signed action deciding it;
+    a bare `AliasApproved` (or one signed for another ledger) is no decision."""
+    events, stranger = history(), Operator(origin="argusic.local/ledger/elsewhere")
+    before = evidence_jsonl(model(events))
+    forged = [AliasApproved(**REMATCH, operator="olga")]
+    alias = AliasApproved(**REMATCH, operator="olga")
+    elsewhere = [*Operator().registers(), *stranger.signs(ApproveAlias(**REMATCH), alias)]
+    assert evidence_jsonl(model([*events, *forged])) == before
+    assert evidence_jsonl(model([*events, *elsewhere])) == before
 
 
 def test_status_shows_each_sources_last_good_file_and_its_failure() -> None:

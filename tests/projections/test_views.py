@@ -20,8 +20,11 @@ from domain.events import (
     ProjectReviewed,
     RecordingWithheld,
     Report,
+    RerunRequested,
     RunRecorded,
+    RunVoided,
 )
+from domain.events.operators import Review
 from domain.state.methodology import Methodology
 from ledger.ledger import RecordedEvent
 from projections.base import fold
@@ -32,6 +35,7 @@ from projections.views.leaderboard import leaderboard_view
 from projections.views.project import project_view
 from projections.views.projects import projects_view
 from projections.views.trace import trace_basis
+from tests.signing import AT, Operator
 
 T0 = datetime(2026, 9, 10, 10, tzinfo=UTC)
 FILE = Fingerprint(sha256="a" * 64, bytes=10)
@@ -77,7 +81,7 @@ def transformed(run_id: str, kind: str) -> EvidenceTransformed:
 def state_of(*events: DomainEvent) -> Methodology:
     every = [EditionDrafted(version="1.3", drafted=date(2026, 9, 5), summary=""), *events]
     recorded = (
-        RecordedEvent(position=p, stream=e.stream, version=1, recorded_at=T0, hash=b"", event=e)
+        RecordedEvent(position=p, stream=e.stream, version=1, recorded_at=AT, hash=b"", event=e)
         for p, e in enumerate(every, 1)
     )
     return fold(MethodologyProjection(), recorded)
@@ -180,17 +184,42 @@ def test_cycles_are_listed_oldest_first_and_the_latest_is_current() -> None:
 
 
 def test_a_projects_review_history_is_every_review_in_ledger_order() -> None:
+    """Each signed review is recorded where its decision lands: right after its action."""
+    owner, timed_out = Operator(), {"status": "timeout"}
+
+    def failed(run_id: str, agent: str) -> RunRecorded:
+        return msgspec.structs.replace(recorded_run(run_id, agent, 0, 0), **timed_out)
+
+    def reviewed(finding: str, note: str, *voided: str) -> list[DomainEvent]:
+        """The signed review, with what it decides: its record, each failed run voided and run
+        again."""
+        review = Review(project="p", cycle="2026-09", finding=finding, note=note)
+        recorded = ProjectReviewed(
+            project_id="p", cycle="2026-09", finding=finding, reviewer=owner.name, note=note
+        )
+        reason = f"environment fault: {note}"
+        again = [
+            e
+            for r in voided
+            for e in (RunVoided(run_id=r, reason=reason), RerunRequested(run_id=r, reason=reason))
+        ]
+        return owner.signs(review, recorded, *again)
+
     state = state_of(
-        recorded_run("r1", "a", 0, 0),
-        ProjectReviewed(
-            project_id="p", cycle="2026-09", finding="project", reviewer="ana", note="1"
-        ),
-        ProjectReviewed(
-            project_id="p", cycle="2026-09", finding="project", reviewer="bo", note="2"
-        ),
+        failed("r1", "a"),
+        failed("r2", "b"),
+        *owner.registers(),
+        *reviewed("environment", "1", "r1", "r2"),  # at 6, its record at 7
+        failed("r3", "a"),
+        failed("r4", "b"),
+        *reviewed("project", "2"),  # at 14: under review again, and the failures now stand
     )
-    reviews = project_view(state, 4, "p").reviews
-    assert [(r.position, r.reviewer, r.note) for r in reviews] == [(3, "ana", "1"), (4, "bo", "2")]
+    reviews = project_view(state, 15, "p").reviews
+    assert [(r.position, r.reviewer, r.note) for r in reviews] == [
+        (7, "olga", "1"),
+        (15, "olga", "2"),
+    ]
+    assert {"r1", "r2"} <= set(state.voided)
 
 
 def test_every_project_is_listed_with_its_verdict_and_attempts() -> None:

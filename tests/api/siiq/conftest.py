@@ -17,8 +17,6 @@ from adapters.crosscheck import ChatCrossChecker, CrossCheckStandIn
 from adapters.sources.config import SourcesConfig
 from adapters.sources.github import GitHubBases
 from api.http import create_app
-from api.services.operators import act, init_operator
-from api.services.reader import ProjectionReader
 from api.services.siiq_publication import SiteCheck
 from api.services.siiq_update import UpdateReport, update_siiq
 from api.services.sources import fetch_sources
@@ -26,8 +24,7 @@ from api.wiring import Argusic, Settings
 from domain.events import DomainEvent
 from domain.events.operators import ApprovePublication, OperatorAction
 from ledger.ledger import Ledger
-from projections.methodology import MethodologyProjection
-from tests.publishing import owner
+from tests.publishing import action_desk, owner
 from tests.siiq_epoch_synthetic import SyntheticExport
 from tests.sources_server import DATA, SourceServer, serving
 
@@ -130,13 +127,11 @@ class World:
         }
 
     def sign(self, action: OperatorAction) -> list[DomainEvent]:
-        reader = ProjectionReader(self.ledger, MethodologyProjection())
-        home = self.settings.home
-        if not reader.latest().operators:
-            init_operator(home, "tester", self.ledger, reader.latest(), lambda: self.now)
+        desk, home = action_desk(self.ledger), self.settings.home
+        if not desk.reader.latest().authority.operators:
+            desk.init_owner(home, "tester")
         before = self.ledger.size()
-        signer = owner(self.ledger, home)
-        act(signer, action, self.ledger, reader.latest(), lambda: self.now)
+        desk.act(owner(self.ledger, home), action)
         return [r.event for r in self.ledger.events(before)]
 
     def close(self) -> None:

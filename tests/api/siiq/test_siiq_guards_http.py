@@ -8,13 +8,16 @@ import pytest
 from api.services.queries import SiiqQueries
 from domain.errors import Rejected
 from domain.events import (
+    AliasApproved,
     BenchmarkFrozen,
     BenchmarkUnfrozen,
+    DomainEvent,
     HoldConfirmed,
     HoldObserved,
     HoldReleased,
     OperatorNotified,
     PublicationHalted,
+    RevisionApproved,
     SourceDataAccepted,
     SourceDataKept,
     ValueHeld,
@@ -22,6 +25,7 @@ from domain.events import (
     value_key,
 )
 from domain.events.operators import ApproveAlias, ApproveRevision, ReleaseHold
+from ledger.verify import verify
 from projections.siiq import PUBLICATION_HOLD
 from tests.api.siiq.conftest import World
 
@@ -297,3 +301,46 @@ def test_releasing_a_hold_that_is_not_open_is_refused_and_nothing_appended(
     with pytest.raises(Rejected, match=f"benchmark {BENCH} is not frozen"):
         world.sign(ApproveRevision(benchmark=BENCH, snapshot="any"))
     assert world.ledger.size() == size
+
+
+def forged(world: World, *events: DomainEvent) -> int:
+    """Decisions appended as any writer of the database can, with nobody's signed action; the
+    first one's position."""
+    first = world.ledger.size() + 1
+    world.ledger.append(world.ledger.next_versions(list(events)))
+    return first
+
+
+def test_a_release_or_an_alias_appended_without_authority_changes_nothing(world: World) -> None:
+    """ARCHITECTURE.md, "Authority": only a signed action releases a hold or matches a name."""
+    before, held = held_drop(world)
+    first = forged(
+        world,
+        HoldReleased(hold=held.hold, note="forged", operator="tester"),
+        AliasApproved(
+            source="epoch", name="Model F", group="Model Y", justification="x", operator="tester"
+        ),
+    )
+    world.hour()
+    assert world.scores()[MODEL, BENCH] == before  # still held, at the value published
+    assert [h["hold"] for h in world.status()["holds"]] == [held.hold]
+    assert "Model F" in {m["slug"] for m in world.index()["models"]}
+    assert world.events(PublicationHalted) == []
+    assert verify(world.ledger).first_bad_position == first
+
+
+def test_a_revision_approved_without_authority_unfreezes_nothing(world: World) -> None:
+    world.hour()
+    world.export.blank_columns["terminal_bench"] = "Accuracy SE"
+    world.serve_export()
+    world.hour()
+    [frozen] = world.events(BenchmarkFrozen)
+    first = forged(
+        world,
+        RevisionApproved(benchmark="terminal_bench", snapshot=frozen.snapshot, operator="tester"),
+    )
+    world.hour()
+    world.hour()
+    assert world.events(BenchmarkUnfrozen) == []
+    assert world.status()["frozen"] == ["terminal_bench"]
+    assert verify(world.ledger).first_bad_position == first
