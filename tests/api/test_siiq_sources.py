@@ -20,13 +20,15 @@ from adapters.crosscheck import CrossCheckStandIn
 from adapters.sources.config import SourcesConfig
 from adapters.sources.github import GitHubBases
 from api.http import create_app
+from api.services.operators import operator_signer
 from api.services.sources import FetchRow, SourcesQueries, fetch_sources
 from api.wiring import Argusic, Settings
-from domain.events import AliasApproved, SourceSnapshotRecorded, SourceTableRecorded
+from domain.events import SourceSnapshotRecorded, SourceTableRecorded
+from domain.events.operators import ApproveAlias
 from ledger.ledger import Ledger
 from projections.runner import ReadModel
 from projections.siiq_sources import SiiqSourcesProjection, evidence_jsonl, status_document
-from tests.publishing import publish
+from tests.publishing import action_desk, publish
 from tests.sources_server import DATA, EPOCH_APR, EPOCH_JAN, SourceServer, epoch_zip, serving
 
 ZIP = "epoch/benchmark_data.zip"
@@ -236,7 +238,7 @@ def test_bad_input_is_a_recorded_failure_and_the_last_good_data_is_kept(
 
 
 def test_replay_reproduces_the_evidence_and_the_sources_status_at_every_position(
-    ledger: Ledger, server: SourceServer, fetch: Round
+    ledger: Ledger, server: SourceServer, fetch: Round, settings: Settings
 ) -> None:
     live: dict[int, tuple[bytes, bytes]] = {}
     queries = SourcesQueries(ledger)
@@ -254,19 +256,17 @@ def test_replay_reproduces_the_evidence_and_the_sources_status_at_every_position
     server.html_page(ZIP)
     server.fail("bfcl/data_live.csv", 503)
     fetch()
+    desk = action_desk(ledger)
+    desk.init_owner(settings.home, "olga")
     seen()
-    ledger.append(
-        ledger.next_versions(
-            [
-                AliasApproved(
-                    source="epoch",
-                    name="qwen/qwen3-235b-a22b-thinking-2507",
-                    group="Qwen3-235B-A22B-Thinking (Jul 2025)",
-                    justification="the Thinking-2507 weights",
-                )
-            ]
-        )
+    before = ledger.size()
+    alias = ApproveAlias(
+        source="epoch",
+        name="qwen/qwen3-235b-a22b-thinking-2507",
+        group="Qwen3-235B-A22B-Thinking (Jul 2025)",
+        justification="the Thinking-2507 weights",
     )
+    desk.act(operator_signer(settings.home, "olga"), alias)  # a person's signed approval
     seen()
     for position, (evidence, status) in live.items():
         assert queries.evidence(position) == evidence, position
@@ -283,7 +283,7 @@ def test_replay_reproduces_the_evidence_and_the_sources_status_at_every_position
         fold_model = ReadModel(ledger, SiiqSourcesProjection()).as_of(position)
         assert queries.evidence(position) == evidence_jsonl(fold_model)
     assert b"qwen/qwen3-235b-a22b-thinking-2507" in live[head][0]
-    assert b"qwen/qwen3-235b-a22b-thinking-2507" not in live[max(live) - 1][0]
+    assert b"qwen/qwen3-235b-a22b-thinking-2507" not in live[before][0]
 
 
 @contextmanager
