@@ -4,13 +4,14 @@ readers and the ledger."""
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from functools import partial
 from typing import TypeVar
 
 import msgspec
 
-from api.services.reader import ProjectionReader, View, position_as_of, published_as_of
+from api.services.reader import ProjectionReader, View, position_as_of
+from domain.errors import NotFound
 from domain.siiq.index import IndexDocument, ModelPage, model_page
 from domain.state.methodology import Methodology
 from domain.state.publication import public_state
@@ -53,6 +54,39 @@ class CheckpointView(msgspec.Struct, frozen=True, kw_only=True):
 class Health(msgspec.Struct, frozen=True, kw_only=True):
     status: str
     size: int
+
+
+Published = Callable[[int | None], int]
+"""For a public read asked as of a position (or of none), the position it answers as of, from
+the methodology's approvals: `MethodologyQueries.published_position`."""
+
+
+def approved_positions(state: Methodology) -> list[int]:
+    """The positions approved for the public, in order: every approval's up to the latest's
+    (methodology section 1)."""
+    latest = state.published()
+    if latest is None:
+        return []
+    return sorted({a.position for a in state.approvals if a.position <= latest.position})
+
+
+def approved_as_of(as_of: int | None, approved: Sequence[int]) -> int:
+    """A public read's position: the latest approved by default (0 before any approval), else
+    the approved position asked; any other position is not found, and the answer names the
+    nearest approved position at or below it (issue 26)."""
+    if as_of is None:
+        return approved[-1] if approved else 0
+    below = bisect_right(approved, as_of)
+    if below and approved[below - 1] == as_of:
+        return as_of
+    if below:
+        nearest = f"the nearest at or below it is {approved[below - 1]}"
+    else:
+        nearest = "none is at or below it" if approved else "none is approved yet"
+    raise NotFound(
+        f"position {as_of} is not an approved publication position, the only positions the "
+        f"public reads as of; {nearest}"
+    )
 
 
 class LedgerQueries:
@@ -102,12 +136,17 @@ class MethodologyQueries:
     def _answer(self, key: Hashable, view: View[Methodology, D], as_of: int | None) -> D:
         if not self.published:
             return self.reader.answer(key, view, as_of)
-        limit = self.published_position()
-        document = self.reader.answer(key, view, published_as_of(as_of, limit))
-        if limit == 0 or not hasattr(document, "approved"):
+        position = self.published_position(as_of)
+        return self.reader.answer(key, partial(self._approved, view), position)
+
+    def _approved(self, view: View[Methodology, D], state: Methodology, at: int) -> D:
+        """`view` as of an approved position, naming the signed checkpoint approved there:
+        the same bytes whenever it is read, later approvals or not."""
+        document = view(state, at)
+        if at == 0 or not hasattr(document, "approved"):
             return document
-        checkpoint = self.ledger.checkpoint(limit)
-        approved = Approved(position=limit, root=checkpoint.root.hex(), note=checkpoint.note)
+        checkpoint = self.ledger.checkpoint(at)
+        approved = Approved(position=at, root=checkpoint.root.hex(), note=checkpoint.note)
         return msgspec.structs.replace(document, approved=approved)  # type: ignore[type-var]
 
     def leaderboard(self, cycle: str, as_of: int | None = None) -> LeaderboardView:
@@ -154,9 +193,12 @@ class MethodologyQueries:
         a server decides through `reader.look`."""
         return self.reader.latest()
 
-    def published_position(self) -> int:
-        """The position the public sees: the latest approved, 0 before any."""
-        return self.reader.look(_published_limit)
+    def published_position(self, as_of: int | None = None) -> int:
+        """The position a public read as of `as_of` answers as of: the latest approved by
+        default (0 before any), else `as_of` when it is an approved position (`approved_as_of`)."""
+        if as_of is None:
+            return self.reader.look(_published_limit)
+        return self.reader.look(lambda state, _: approved_as_of(as_of, approved_positions(state)))
 
 
 def _documents_position(state: Siiq, position: int) -> int:
@@ -165,10 +207,6 @@ def _documents_position(state: Siiq, position: int) -> int:
     publications = state.guards.publications
     at = bisect_right(publications, position)
     return publications[at - 1] - 1 if at else position
-
-
-Published = Callable[[], int]
-"""The position the public sees (for a public reader), from the methodology's approvals."""
 
 
 class SiiqQueries:
@@ -184,9 +222,9 @@ class SiiqQueries:
         self.published = published
 
     def position(self, as_of: int | None = None) -> int:
-        """The position a read answers as of (the public one never past the approval)."""
+        """The position a read answers as of (the public one an approved position only)."""
         if self.published is not None:
-            as_of = published_as_of(as_of, self.published())
+            as_of = self.published(as_of)
         return position_as_of(self.ledger.size(), as_of)
 
     def publication_position(self, as_of: int | None = None) -> int:

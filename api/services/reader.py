@@ -34,16 +34,6 @@ def position_as_of(size: int, as_of: int | None) -> int:
     return as_of
 
 
-def published_as_of(as_of: int | None, published: int) -> int:
-    """A public read's position: the latest approved by default, never later (methodology
-    section 1: nothing is public before a person approves it)."""
-    if as_of is None:
-        return published
-    if as_of > published:
-        raise NotFound(f"position {as_of} is not published (the public sees up to {published})")
-    return as_of
-
-
 _SEEN = object()
 """The key a reader's `seen` state is cached under, beside its views."""
 

@@ -18,6 +18,7 @@ from ledger.ledger import Ledger
 from ledger.merkle import verify_inclusion
 from ledger.note import Verifier, open_checkpoint
 from tests.conftest import ARGUSIC, append_editions, load_bundled_demo
+from tests.publishing import publish
 from tests.servers import free_port, stop, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -186,8 +187,18 @@ def test_read_api_over_the_demo(demo_size: int, demo_client: TestClient) -> None
     ]
 
 
-def test_the_read_api_answers_as_of_a_position(demo_client: TestClient) -> None:  # type: ignore[type-arg]
-    board = demo_client.get("/leaderboard", params={"cycle": "2026-09", "as_of": 9}).json()
-    assert (board["as_of"], board["rows"]) == (9, [])
-    assert demo_client.get("/runs/demo-001", params={"as_of": 9}).status_code == 404
+def test_the_read_api_answers_as_of_an_approved_position(
+    demo_client: TestClient,  # type: ignore[type-arg]
+    ledger: Ledger,
+    settings: Settings,
+) -> None:
+    october = {"cycle": "2026-10"}
+    demo = demo_client.get("/leaderboard", params=october).json()["approved"]["position"]
+    latest = publish(ledger, settings.home)  # October's last runs (demo-201...) approved too
+    board = demo_client.get("/leaderboard", params=october | {"as_of": demo}).json()
+    assert (board["as_of"], board["approved"]["position"]) == (demo, demo)
+    assert board != demo_client.get("/leaderboard", params=october).json()
+    assert demo_client.get("/runs/demo-201", params={"as_of": demo}).status_code == 404
+    assert demo_client.get("/runs/demo-201", params={"as_of": latest}).status_code == 200
+    assert demo_client.get("/runs/demo-001", params={"as_of": demo}).status_code == 200
     assert demo_client.get("/projects/demo/nothing").status_code == 404
