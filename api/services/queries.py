@@ -6,7 +6,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from collections.abc import Callable, Hashable, Sequence
 from functools import partial
-from typing import TypeVar
+from typing import TypeVar, overload
 
 import msgspec
 
@@ -90,14 +90,22 @@ def approved_as_of(as_of: int | None, approved: Sequence[int]) -> int:
 
 
 class LedgerQueries:
-    def __init__(self, ledger: Ledger) -> None:
+    """The ledger's size, checkpoints and proofs: of the whole ledger for the operator, or,
+    `published` given, of the tree approved for the public (methodology section 1): its size
+    is the latest approved position, and no checkpoint or proof is of a larger tree."""
+
+    def __init__(self, ledger: Ledger, published: Published | None = None) -> None:
         self.ledger = ledger
+        self.published = published
 
     def health(self) -> Health:
-        return Health(status="ok", size=self.ledger.size())
+        size = self.ledger.size() if self.published is None else self.published(None)
+        return Health(status="ok", size=size)
 
     def checkpoint(self, size: int | None = None) -> CheckpointView:
-        checkpoint = self.ledger.checkpoint(size)
+        """The checkpoint of `size` (the latest, or the public's at the approved position, by
+        default): for the public, of any size up to the approved one, a tree it holds."""
+        checkpoint = self.ledger.checkpoint(self._tree(size, least=0))
         return CheckpointView(
             size=checkpoint.size,
             root=checkpoint.root.hex(),
@@ -107,10 +115,32 @@ class LedgerQueries:
         )
 
     def inclusion(self, position: int, size: int | None = None) -> InclusionProof:
-        return self.ledger.inclusion_proof(position, size)
+        return self.ledger.inclusion_proof(position, self._tree(size, least=1))
 
     def consistency(self, first: int, second: int) -> ConsistencyProof:
-        return self.ledger.consistency_proof(first, second)
+        return self.ledger.consistency_proof(first, self._tree(second, least=1))
+
+    @overload
+    def _tree(self, size: int, *, least: int) -> int: ...
+
+    @overload
+    def _tree(self, size: int | None, *, least: int) -> int | None: ...
+
+    def _tree(self, size: int | None, *, least: int) -> int | None:
+        """The tree size a read is of: as asked for the operator; for the public the approved
+        one by default, and none past it (nor below `least`)."""
+        if self.published is None:
+            return size
+        approved = self.published(None)
+        size = approved if size is None else size
+        if least <= size <= approved:
+            return size
+        if not approved:
+            raise NotFound(f"tree size {size} is not public: no position is approved yet")
+        raise NotFound(
+            f"tree size {size} is not public: the public sees trees of sizes {least} to "
+            f"{approved}, the latest approved position"
+        )
 
 
 D = TypeVar("D")

@@ -1,6 +1,7 @@
 """What the public may ask of positions (issue 26, item 5), on SQLite and PostgreSQL: `?as_of=`
 only at an approved publication position, any other a 404 naming the nearest approved position
-at or below it."""
+at or below it; and the ledger's own endpoints (`/healthz`, `/ledger/checkpoint`, the proofs)
+answering as of the latest approved position, nothing past it revealed."""
 
 from __future__ import annotations
 
@@ -134,3 +135,56 @@ def test_a_document_as_of_an_earlier_approval_names_that_approval(
     assert public.get("/leaderboard", params={"cycle": "2026-09", "as_of": first}).json() == board
     latest = public.get("/leaderboard", params={"cycle": "2026-09", "as_of": second}).json()
     assert latest["approved"]["position"] == second
+
+
+def test_the_ledger_endpoints_answer_as_of_the_latest_approval(
+    positions: Positions,
+    public: TestClient,  # type: ignore[type-arg]
+    world: World,
+) -> None:
+    first, second, head = positions
+    assert public.get("/healthz").json() == {"status": "ok", "size": second}
+    checkpoint = public.get("/ledger/checkpoint").json()
+    assert (checkpoint["size"], checkpoint["root"]) == (
+        second,
+        world.ledger.checkpoint(second).root.hex(),
+    )
+    assert public.get("/ledger/checkpoint", params={"size": first}).json()["size"] == first
+    assert public.get("/ledger/proof/inclusion", params={"position": 1}).json()["size"] == second
+    within = {"position": first, "size": first}
+    assert public.get("/ledger/proof/inclusion", params=within).status_code == 200
+    between = {"first": first, "second": second}
+    assert public.get("/ledger/proof/consistency", params=between).status_code == 200
+    beyond = [
+        ("/ledger/checkpoint", {"size": head}),
+        ("/ledger/checkpoint", {"size": second + 1}),
+        ("/ledger/proof/inclusion", {"position": second + 1}),
+        ("/ledger/proof/inclusion", {"position": head}),
+        ("/ledger/proof/inclusion", {"position": 1, "size": head}),
+        ("/ledger/proof/consistency", {"first": first, "second": head}),
+        ("/ledger/proof/consistency", {"first": second, "second": second + 1}),
+    ]
+    for path, params in beyond:
+        detail = not_found(public, path, **params)
+        assert str(second) in detail, (path, params, detail)  # the tree the public has
+        if head not in params.values():
+            assert str(head) not in detail, (path, params, detail)  # nothing of the head
+    assert not_found(public, "/ledger/checkpoint", size=head) == (
+        f"tree size {head} is not public: the public sees trees of sizes 0 to {second}, the "
+        "latest approved position"
+    )
+
+
+def test_before_any_approval_the_ledger_endpoints_show_the_empty_tree(
+    world: World,
+    public: TestClient,  # type: ignore[type-arg]
+) -> None:
+    world.ingest([run("r-0", "octo/p", "agent-a", "100")])
+    assert public.get("/healthz").json() == {"status": "ok", "size": 0}
+    assert public.get("/ledger/checkpoint").json()["size"] == 0
+    assert not_found(public, "/ledger/proof/inclusion", position=1) == (
+        "tree size 0 is not public: no position is approved yet"
+    )
+    assert not_found(public, "/ledger/proof/consistency", first=1, second=2) == (
+        "tree size 2 is not public: no position is approved yet"
+    )
