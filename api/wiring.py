@@ -163,11 +163,13 @@ class Argusic:
         self.methodology = MethodologyQueries(ledger)
         self.siiq = SiiqQueries(ledger)
         self.sources = SourcesQueries(ledger)
-        # what the public sees: as of the latest approval, the secret pool left out
+        # what the public sees: as of an approved position (the latest by default), the secret
+        # pool left out, and the ledger up to the latest approved position
         self.public = MethodologyQueries(ledger, published=True)
         published = self.methodology.published_position
         self.public_siiq = SiiqQueries(ledger, published)
         self.public_sources = SourcesQueries(ledger, published)
+        self.public_ledger = LedgerQueries(ledger, published)
         self.clock = utc_now
         self.actions = ActionDesk(ledger, self.methodology.reader)
 

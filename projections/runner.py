@@ -21,14 +21,19 @@ class ReadModel(Generic[M]):
         self.ledger = ledger
         self.projection = projection
 
-    def stored(self) -> tuple[int, M]:
-        """The stored model and its position; the initial model at 0 before the first save."""
+    def stored(self, upto: int | None = None) -> tuple[int, M]:
+        """The stored model and its position; the initial model at 0 before the first save, or
+        when the stored one is past `upto` (it is then left undecoded)."""
         found = self.ledger.recorder.load_projection(self.projection.name)
-        if found is None:
+        if found is None or (upto is not None and found[0] > upto):
             return 0, self.projection.initial()
         position, model = found
+        return position, self.decoded(model)
+
+    def decoded(self, model: bytes) -> M:
+        """A model from the bytes `encode_json` made of it (stored, or a copy of a kept one)."""
         with collector_paused():
-            return position, msgspec.json.decode(model, type=self.projection.model_type)
+            return msgspec.json.decode(model, type=self.projection.model_type)
 
     def catch_up(self, progress: Callable[[int], None] | None = None) -> tuple[int, M]:
         """Apply the events recorded since the stored position; store model and position."""
@@ -41,9 +46,7 @@ class ReadModel(Generic[M]):
 
     def as_of(self, position: int | None = None) -> M:
         """The model as of `position` (the latest when None), without storing anything."""
-        stored_position, model = self.stored()
-        if position is not None and position < stored_position:
-            stored_position, model = 0, self.projection.initial()
+        stored_position, model = self.stored(upto=position)
         return fold(self.projection, self.ledger.events(stored_position, position), model)
 
     def _advance(

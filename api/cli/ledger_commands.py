@@ -8,7 +8,7 @@ from functools import partial
 
 import click
 
-from api.cli.output import Session, emit, json_option, pass_session
+from api.cli.output import Session, emit, json_option, pass_session, published_option
 from api.cli.progress import progress_bar
 from api.services.maintenance import (
     EvidenceReport,
@@ -111,13 +111,17 @@ def verify_command(
 
 @ledger.command("checkpoint")
 @click.option(
-    "--size", type=int, help="The checkpoint sealed at this tree size (default: the latest)."
+    "--size",
+    type=int,
+    help="The checkpoint sealed at this tree size (default: the latest; with --published, the "
+    "latest approved).",
 )
+@published_option
 @json_option
 @pass_session
 def checkpoint_command(session: Session, size: int | None, as_json: bool) -> None:
     """The latest signed checkpoint (C2SP tlog-checkpoint note) and the verifier key."""
-    emit(session.argusic.ledger_queries.checkpoint(size), lambda v: v.note.rstrip("\n"))
+    emit(session.ledger_queries.checkpoint(size), lambda v: v.note.rstrip("\n"))
 
 
 @ledger.command("public-key")
@@ -140,22 +144,28 @@ def _proof_human(result: InclusionProof | ConsistencyProof) -> str:
 
 @proof.command("inclusion")
 @click.argument("position", type=int)
-@click.option("--size", type=int, help="Tree size to prove against (default: the latest).")
+@click.option(
+    "--size",
+    type=int,
+    help="Tree size to prove against (default: the latest; with --published, the latest approved).",
+)
+@published_option
 @json_option
 @pass_session
 def inclusion_command(session: Session, position: int, size: int | None, as_json: bool) -> None:
     """The audit path of the event at POSITION."""
-    emit(session.argusic.ledger_queries.inclusion(position, size), _proof_human)
+    emit(session.ledger_queries.inclusion(position, size), _proof_human)
 
 
 @proof.command("consistency")
 @click.argument("first", type=int)
 @click.argument("second", type=int)
+@published_option
 @json_option
 @pass_session
 def consistency_command(session: Session, first: int, second: int, as_json: bool) -> None:
     """The proof that the tree of size SECOND extends the tree of size FIRST."""
-    emit(session.argusic.ledger_queries.consistency(first, second), _proof_human)
+    emit(session.ledger_queries.consistency(first, second), _proof_human)
 
 
 @ledger.command("export")

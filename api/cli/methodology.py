@@ -152,8 +152,7 @@ def _trace_human(view: TraceView) -> str:
 @pass_session
 def trace_command(session: Session, run_id: str, as_json: bool) -> None:
     """Every event behind a run's figures, with inclusion proofs (verifiable offline)."""
-    argusic = session.argusic
-    emit(trace(argusic.ledger_queries, session.methodology, run_id), _trace_human)
+    emit(trace(session.ledger_queries, session.methodology, run_id), _trace_human)
 
 
 @click.command("rebuild")

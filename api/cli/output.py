@@ -9,7 +9,7 @@ from typing import Any, NoReturn, Protocol
 import click
 import msgspec
 
-from api.services.queries import MethodologyQueries, SiiqQueries
+from api.services.queries import LedgerQueries, MethodologyQueries, SiiqQueries
 from api.wiring import Argusic, Settings
 
 _encoder = msgspec.json.Encoder()
@@ -90,6 +90,12 @@ class Session:
     def siiq(self) -> SiiqQueries:
         public = click.get_current_context().meta.get("published")
         return self.argusic.public_siiq if public else self.argusic.siiq
+
+    @property
+    def ledger_queries(self) -> LedgerQueries:
+        """The whole ledger, or with --published the tree approved for the public."""
+        public = click.get_current_context().meta.get("published")
+        return self.argusic.public_ledger if public else self.argusic.ledger_queries
 
 
 pass_session = click.make_pass_decorator(Session)

@@ -21,8 +21,9 @@ from api.wiring import Argusic
 
 
 def create_app(argusic: Argusic) -> Litestar:
-    """The public API: every read as of the latest approved publication (methodology section
-    1), and the one write, a signed operator action."""
+    """The public API: every read as of an approved publication position, the latest by
+    default (methodology section 1), the ledger's included, and the one write, a signed
+    operator action."""
 
     def provided(value: object) -> Provide:
         return Provide(lambda: value, use_cache=True, sync_to_thread=False)
@@ -42,7 +43,7 @@ def create_app(argusic: Argusic) -> Litestar:
         parameters=FORMAT,
         template_config=template_config(argusic.store),
         dependencies={
-            "ledger_queries": provided(argusic.ledger_queries),
+            "ledger_queries": provided(argusic.public_ledger),
             "methodology": provided(argusic.public),
             "siiq": provided(argusic.public_siiq),
             "sources": provided(argusic.public_sources),

@@ -55,7 +55,9 @@ LIMITS_DESCRIPTION = (
     f"(else 414), a request body of at most {MAX_BODY_BYTES:,} bytes (else 413), positions "
     f"and tree sizes from 0 to {MAX_POSITION} (else 400), each query parameter given once "
     "(else 400). Every error is a JSON problem document `{status_code, detail}` (a page for a "
-    "browser)."
+    "browser). Positions: every read answers as of the latest approved publication position; "
+    "`as_of` must be an approved one (else 404 naming the nearest approved position at or "
+    "below it), a tree `size` or `second` at most the latest (else 404)."
 )
 
 

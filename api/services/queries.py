@@ -4,13 +4,14 @@ readers and the ledger."""
 from __future__ import annotations
 
 from bisect import bisect_right
-from collections.abc import Callable, Hashable
+from collections.abc import Callable, Hashable, Sequence
 from functools import partial
-from typing import TypeVar
+from typing import TypeVar, overload
 
 import msgspec
 
-from api.services.reader import ProjectionReader, View, position_as_of, published_as_of
+from api.services.reader import ProjectionReader, View, position_as_of
+from domain.errors import NotFound
 from domain.siiq.index import IndexDocument, ModelPage, model_page
 from domain.state.methodology import Methodology
 from domain.state.publication import public_state
@@ -61,15 +62,53 @@ class Health(msgspec.Struct, frozen=True, kw_only=True):
     size: int
 
 
+Published = Callable[[int | None], int]
+"""For a public read asked as of a position (or of none), the position it answers as of, from
+the methodology's approvals: `MethodologyQueries.published_position`."""
+
+
+def approved_positions(state: Methodology) -> list[int]:
+    """The positions approved for the public, in order (methodology section 1; each approval is
+    above the one before)."""
+    return [approval.position for approval in state.authority.approvals]
+
+
+def approved_as_of(as_of: int | None, approved: Sequence[int]) -> int:
+    """A public read's position: the latest approved by default (0 before any approval), else
+    the approved position asked; any other position is not found, and the answer names the
+    nearest approved position at or below it (issue 26)."""
+    if as_of is None:
+        return approved[-1] if approved else 0
+    below = bisect_right(approved, as_of)
+    if below and approved[below - 1] == as_of:
+        return as_of
+    if below:
+        nearest = f"the nearest at or below it is {approved[below - 1]}"
+    else:
+        nearest = "none is at or below it" if approved else "none is approved yet"
+    raise NotFound(
+        f"position {as_of} is not an approved publication position, the only positions the "
+        f"public reads as of; {nearest}"
+    )
+
+
 class LedgerQueries:
-    def __init__(self, ledger: Ledger) -> None:
+    """The ledger's size, checkpoints and proofs: of the whole ledger for the operator, or,
+    `published` given, of the tree approved for the public (methodology section 1): its size
+    is the latest approved position, and no checkpoint or proof is of a larger tree."""
+
+    def __init__(self, ledger: Ledger, published: Published | None = None) -> None:
         self.ledger = ledger
+        self.published = published
 
     def health(self) -> Health:
-        return Health(status="ok", size=self.ledger.size())
+        size = self.ledger.size() if self.published is None else self.published(None)
+        return Health(status="ok", size=size)
 
     def checkpoint(self, size: int | None = None) -> CheckpointView:
-        checkpoint = self.ledger.checkpoint(size)
+        """The checkpoint of `size` (the latest, or the public's at the approved position, by
+        default): for the public, of any size up to the approved one, a tree it holds."""
+        checkpoint = self.ledger.checkpoint(self._tree(size, least=0))
         return CheckpointView(
             size=checkpoint.size,
             root=checkpoint.root.hex(),
@@ -83,10 +122,32 @@ class LedgerQueries:
         return PublicKeyView(origin=verifier.name, public_key=str(verifier))
 
     def inclusion(self, position: int, size: int | None = None) -> InclusionProof:
-        return self.ledger.inclusion_proof(position, size)
+        return self.ledger.inclusion_proof(position, self._tree(size, least=1))
 
     def consistency(self, first: int, second: int) -> ConsistencyProof:
-        return self.ledger.consistency_proof(first, second)
+        return self.ledger.consistency_proof(first, self._tree(second, least=1))
+
+    @overload
+    def _tree(self, size: int, *, least: int) -> int: ...
+
+    @overload
+    def _tree(self, size: int | None, *, least: int) -> int | None: ...
+
+    def _tree(self, size: int | None, *, least: int) -> int | None:
+        """The tree size a read is of: as asked for the operator; for the public the approved
+        one by default, and none past it (nor below `least`)."""
+        if self.published is None:
+            return size
+        approved = self.published(None)
+        size = approved if size is None else size
+        if least <= size <= approved:
+            return size
+        if not approved:
+            raise NotFound(f"tree size {size} is not public: no position is approved yet")
+        raise NotFound(
+            f"tree size {size} is not public: the public sees trees of sizes {least} to "
+            f"{approved}, the latest approved position"
+        )
 
 
 D = TypeVar("D")
@@ -112,12 +173,17 @@ class MethodologyQueries:
     def _answer(self, key: Hashable, view: View[Methodology, D], as_of: int | None) -> D:
         if not self.published:
             return self.reader.answer(key, view, as_of)
-        limit = self.published_position()
-        document = self.reader.answer(key, view, published_as_of(as_of, limit))
-        if limit == 0 or not hasattr(document, "approved"):
+        position = self.published_position(as_of)
+        return self.reader.answer(key, partial(self._approved, view), position)
+
+    def _approved(self, view: View[Methodology, D], state: Methodology, at: int) -> D:
+        """`view` as of an approved position, naming the signed checkpoint approved there:
+        the same bytes whenever it is read, later approvals or not."""
+        document = view(state, at)
+        if at == 0 or not hasattr(document, "approved"):
             return document
-        checkpoint = self.ledger.checkpoint(limit)
-        approved = Approved(position=limit, root=checkpoint.root.hex(), note=checkpoint.note)
+        checkpoint = self.ledger.checkpoint(at)
+        approved = Approved(position=at, root=checkpoint.root.hex(), note=checkpoint.note)
         return msgspec.structs.replace(document, approved=approved)  # type: ignore[type-var]
 
     def leaderboard(self, cycle: str, as_of: int | None = None) -> LeaderboardView:
@@ -164,9 +230,12 @@ class MethodologyQueries:
         a server decides through `reader.look`."""
         return self.reader.latest()
 
-    def published_position(self) -> int:
-        """The position the public sees: the latest approved, 0 before any."""
-        return self.reader.look(_published_limit)
+    def published_position(self, as_of: int | None = None) -> int:
+        """The position a public read as of `as_of` answers as of: the latest approved by
+        default (0 before any), else `as_of` when it is an approved position (`approved_as_of`)."""
+        if as_of is None:
+            return self.reader.look(_published_limit)
+        return self.reader.look(lambda state, _: approved_as_of(as_of, approved_positions(state)))
 
 
 def _documents_position(state: Siiq, position: int) -> int:
@@ -175,10 +244,6 @@ def _documents_position(state: Siiq, position: int) -> int:
     publications = state.guards.publications
     at = bisect_right(publications, position)
     return publications[at - 1] - 1 if at else position
-
-
-Published = Callable[[], int]
-"""The position the public sees (for a public reader), from the methodology's approvals."""
 
 
 class SiiqQueries:
@@ -194,9 +259,9 @@ class SiiqQueries:
         self.published = published
 
     def position(self, as_of: int | None = None) -> int:
-        """The position a read answers as of (the public one never past the approval)."""
+        """The position a read answers as of (the public one an approved position only)."""
         if self.published is not None:
-            as_of = published_as_of(as_of, self.published())
+            as_of = self.published(as_of)
         return position_as_of(self.ledger.size(), as_of)
 
     def publication_position(self, as_of: int | None = None) -> int:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 import msgspec
 
 from api.services.ports import SourceReading
-from api.services.reader import ProjectionReader, published_as_of
+from api.services.reader import ProjectionReader
 from domain.errors import InvalidInput
 from domain.events import SourceTableRecorded, streams
 from domain.siiq.intake import Intake
@@ -40,14 +40,17 @@ class FetchReport(msgspec.Struct, frozen=True, kw_only=True):
 
 
 class SourcesQueries:
-    """The sources' state and documents, as of any position."""
+    """The sources' state and documents, as of any position, or, `published` given, as of
+    an approved one (the latest by default): what `published` makes of the position asked."""
 
-    def __init__(self, ledger: Ledger, published: Callable[[], int] | None = None) -> None:
+    def __init__(
+        self, ledger: Ledger, published: Callable[[int | None], int] | None = None
+    ) -> None:
         self.reader = ProjectionReader(ledger, SiiqSourcesProjection())
         self.published = published
 
     def _as_of(self, as_of: int | None) -> int | None:
-        return as_of if self.published is None else published_as_of(as_of, self.published())
+        return as_of if self.published is None else self.published(as_of)
 
     def latest(self) -> Sources:
         return self.reader.latest()

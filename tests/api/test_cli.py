@@ -77,6 +77,26 @@ def test_checkpoint_is_a_signed_c2sp_note(demo_size: int, demo_env: dict[str, st
     assert re.fullmatch(r"argusic\.local/ledger/[0-9a-f]{16}", origin)  # this ledger's own
 
 
+def test_the_operator_reads_any_position_and_published_as_the_public_does(
+    demo_size: int, demo_env: dict[str, str]
+) -> None:
+    """The CLI is the operator's: the whole ledger, any position; `--published` answers as the
+    HTTP API does, as of approved positions and the tree approved (issue 26)."""
+    board = run_json(demo_env, "leaderboard", "--cycle", "2026-10", "--published")
+    approved = board["approved"]["position"]  # type: ignore[index]
+    assert run_json(demo_env, "ledger", "checkpoint")["size"] == demo_size
+    assert run_json(demo_env, "ledger", "checkpoint", "--published")["size"] == approved
+    assert approved < demo_size
+    head = str(demo_size)
+    assert run_json(demo_env, "ledger", "proof", "inclusion", head)["size"] == demo_size
+    refused = run_json(demo_env, "ledger", "proof", "inclusion", head, "--published", code=1)
+    assert refused["error"] == f"position {head} is not in the tree of size {approved}"
+    later = ("leaderboard", "--cycle", "2026-10", "--as-of", str(approved + 1))
+    assert run_json(demo_env, *later)["as_of"] == approved + 1
+    refused = run_json(demo_env, *later, "--published", code=1)
+    assert str(refused["error"]).endswith(f"the nearest at or below it is {approved}")
+
+
 def test_proof_documents(demo_env: dict[str, str]) -> None:
     inclusion = run_json(demo_env, "ledger", "proof", "inclusion", "3", "--size", "5")
     assert set(inclusion) == {"position", "size", "leaf_hash", "path"}

@@ -19,16 +19,19 @@ import pytest
 from api.http.headers import SECURITY_HEADERS
 from api.http.limits import MAX_BODY_BYTES, MAX_TARGET_BYTES
 from api.services.json_input import TOO_DEEP
+from api.wiring import Settings
 from ledger.ledger import Ledger
 from tests.conftest import append_editions, argusic
+from tests.publishing import publish
 from tests.servers import serving
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def server(ledger: Ledger, cli_env: dict[str, str]) -> Iterator[str]:
+def server(ledger: Ledger, settings: Settings, cli_env: dict[str, str]) -> Iterator[str]:
     append_editions(ledger, 0, 3)
+    publish(ledger, settings.home)  # the 3 events are public: proofs of them answer
     with serving(cli_env) as address:
         yield address
 

@@ -18,40 +18,52 @@ from ledger.ledger import Ledger
 from ledger.merkle import verify_inclusion
 from ledger.note import Verifier, open_checkpoint
 from tests.conftest import ARGUSIC, append_editions, load_bundled_demo
+from tests.publishing import publish
 from tests.servers import free_port, stop, wait_for
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture
-def client(ledger: Ledger, settings: Settings) -> Iterator[TestClient]:  # type: ignore[type-arg]
+def approved(ledger: Ledger, settings: Settings) -> int:
+    """21 events, and the operator's own, approved for the public; the position approved (the
+    approval's events come after it)."""
     append_editions(ledger, 0, 21)
+    return publish(ledger, settings.home)
+
+
+@pytest.fixture
+def client(ledger: Ledger, settings: Settings, approved: int) -> Iterator[TestClient]:  # type: ignore[type-arg]
     with TestClient(app=create_app(Argusic(settings, ledger))) as test_client:
         yield test_client
 
 
-def test_healthz(client: TestClient) -> None:  # type: ignore[type-arg]
-    assert client.get("/healthz").json() == {"status": "ok", "size": 21}
+def test_healthz(client: TestClient, approved: int, ledger: Ledger) -> None:  # type: ignore[type-arg]
+    assert client.get("/healthz").json() == {"status": "ok", "size": approved}
+    assert approved < ledger.size()
 
 
-def test_checkpoint_and_inclusion_proof_verify(client: TestClient) -> None:  # type: ignore[type-arg]
+def test_checkpoint_and_inclusion_proof_verify(client: TestClient, approved: int) -> None:  # type: ignore[type-arg]
     checkpoint = client.get("/ledger/checkpoint").json()
     body = open_checkpoint(checkpoint["note"], Verifier.parse(checkpoint["public_key"]))
     proof = client.get("/ledger/proof/inclusion", params={"position": 7}).json()
-    assert proof["size"] == body.size == 21
+    assert proof["size"] == body.size == approved
     verify_inclusion(
         6,
-        21,
+        approved,
         bytes.fromhex(proof["leaf_hash"]),
         [bytes.fromhex(h) for h in proof["path"]],
         body.root,
     )
-    consistency = client.get("/ledger/proof/consistency", params={"first": 3, "second": 21}).json()
+    second = {"first": 3, "second": approved}
+    consistency = client.get("/ledger/proof/consistency", params=second).json()
     assert set(consistency) == {"first", "second", "path"}
 
 
-def test_errors_map_to_status_codes(client: TestClient) -> None:  # type: ignore[type-arg]
-    assert client.get("/ledger/proof/inclusion", params={"position": 22}).status_code == 404
+def test_errors_map_to_status_codes(client: TestClient, approved: int) -> None:  # type: ignore[type-arg]
+    assert (
+        client.get("/ledger/proof/inclusion", params={"position": approved + 1}).status_code == 404
+    )
     assert client.get("/ledger/proof/inclusion", params={"position": "x"}).status_code == 400
     assert client.get("/ledger/checkpoint", params={"size": 5}).status_code == 404
     assert client.get("/methodology/editions", params={"as_of": 99}).status_code == 404
@@ -107,13 +119,14 @@ def test_a_real_server_process_on_loopback(ledger: Ledger, cli_env: dict[str, st
         stderr=subprocess.DEVNULL,
     )
     try:
+        # nothing approved yet: no figure (methodology section 1), and the ledger the public
+        # sees is the empty tree
         assert wait_for(f"http://127.0.0.1:{port}/healthz", server).json() == {
             "status": "ok",
-            "size": 3,
+            "size": 0,
         }
-        assert httpx.get(f"http://127.0.0.1:{port}/ledger/checkpoint").json()["size"] == 3
+        assert httpx.get(f"http://127.0.0.1:{port}/ledger/checkpoint").json()["size"] == 0
         board = httpx.get(f"http://127.0.0.1:{port}/leaderboard", params={"cycle": "2026-09"})
-        # nothing approved yet: no figure (methodology section 1)
         assert board.json() == {"cycle": "2026-09", "as_of": 0, "rows": [], "approved": None}
     finally:
         stop(server)
@@ -134,7 +147,10 @@ def test_make_run_serves_the_demo_on_port_8000(demo_size: int, cli_env: dict[str
         stderr=subprocess.DEVNULL,
     )
     try:
-        assert wait_for("http://127.0.0.1:8000/healthz", server, 300).json()["size"] == demo_size
+        health = wait_for("http://127.0.0.1:8000/healthz", server, 300).json()
+        board = httpx.get("http://127.0.0.1:8000/leaderboard", params={"cycle": "2026-09"}).json()
+        # the public sees the ledger up to the demo's approval, before October's last runs
+        assert health["size"] == board["approved"]["position"] < demo_size
         editions = httpx.get("http://127.0.0.1:8000/methodology/editions").json()["editions"]
         assert editions[5]["version"] == "1.2"
         home = httpx.get("http://127.0.0.1:8000/", headers={"Accept": "text/html"})
@@ -186,8 +202,18 @@ def test_read_api_over_the_demo(demo_size: int, demo_client: TestClient) -> None
     ]
 
 
-def test_the_read_api_answers_as_of_a_position(demo_client: TestClient) -> None:  # type: ignore[type-arg]
-    board = demo_client.get("/leaderboard", params={"cycle": "2026-09", "as_of": 9}).json()
-    assert (board["as_of"], board["rows"]) == (9, [])
-    assert demo_client.get("/runs/demo-001", params={"as_of": 9}).status_code == 404
+def test_the_read_api_answers_as_of_an_approved_position(
+    demo_client: TestClient,  # type: ignore[type-arg]
+    ledger: Ledger,
+    settings: Settings,
+) -> None:
+    october = {"cycle": "2026-10"}
+    demo = demo_client.get("/leaderboard", params=october).json()["approved"]["position"]
+    latest = publish(ledger, settings.home)  # October's last runs (demo-201...) approved too
+    board = demo_client.get("/leaderboard", params=october | {"as_of": demo}).json()
+    assert (board["as_of"], board["approved"]["position"]) == (demo, demo)
+    assert board != demo_client.get("/leaderboard", params=october).json()
+    assert demo_client.get("/runs/demo-201", params={"as_of": demo}).status_code == 404
+    assert demo_client.get("/runs/demo-201", params={"as_of": latest}).status_code == 200
+    assert demo_client.get("/runs/demo-001", params={"as_of": demo}).status_code == 200
     assert demo_client.get("/projects/demo/nothing").status_code == 404

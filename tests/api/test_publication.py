@@ -6,15 +6,13 @@ the public figures only once recorded and approved, and the evidence never chang
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 from litestar.testing import TestClient
 
-from api.http import create_app
-from api.wiring import Argusic, Settings
+from api.wiring import Settings
 from tests.api.world import World
 from tests.records import run
 
@@ -64,12 +62,6 @@ def world(world: World) -> World:
     world.ingest([agent(a) for a in ROSTER] + [CYCLE])
     world.ingest(runs("open-app", "public", "o") + runs("vault", "secret", "s"))
     return world
-
-
-@pytest.fixture
-def public(world: World, settings: Settings) -> Iterator[TestClient]:  # type: ignore[type-arg]
-    with TestClient(app=create_app(Argusic(settings, world.ledger))) as client:
-        yield client
 
 
 def approve(world: World) -> int:

@@ -298,7 +298,7 @@ def test_the_evidence_file_and_the_status_over_http(
     ledger: Ledger, settings: Settings, server: SourceServer, fetch: Round
 ) -> None:
     fetch()
-    position = ledger.size()
+    position = publish(ledger, settings.home)  # an earlier approval, to read as of
     server.change(ZIP, epoch_zip(EPOCH_APR))
     fetch()
     with client(ledger, settings) as http:
@@ -323,6 +323,7 @@ def test_the_evidence_file_and_the_status_over_http(
         assert {a["source"] for a in status["attributions"]} == set(FILES) | {"epoch", "openrouter"}
         assert http.get(f"/status.json?as_of={position}").json()["as_of"] == position
         assert http.get("/status.json?as_of=999999").status_code == 404
+        assert http.get(f"/status.json?as_of={position + 1}").status_code == 404  # not approved
 
 
 def test_the_cli_fetches_updates_and_reports(

@@ -16,23 +16,33 @@ from api.http import create_app
 from api.services.queries import MethodologyQueries
 from api.wiring import Argusic
 from tests.conftest import append_editions, argusic
+from tests.publishing import publish
 from tests.services.fakes import bootstrap
 
 ROOT = Path(__file__).resolve().parents[2]
 
 SAME_INPUT = [
-    (("ledger", "proof", "inclusion", "0"), ("/ledger/proof/inclusion", {"position": 0})),
-    (("ledger", "proof", "inclusion", "99"), ("/ledger/proof/inclusion", {"position": 99})),
+    # the HTTP API is the public's: the CLI's public view answers the same
     (
-        ("ledger", "proof", "consistency", "0", "5"),
+        ("ledger", "proof", "inclusion", "0", "--published"),
+        ("/ledger/proof/inclusion", {"position": 0}),
+    ),
+    (
+        ("ledger", "proof", "inclusion", "99", "--published"),
+        ("/ledger/proof/inclusion", {"position": 99}),
+    ),
+    (
+        ("ledger", "proof", "consistency", "0", "5", "--published"),
         ("/ledger/proof/consistency", {"first": 0, "second": 5}),
     ),
     (
-        ("ledger", "proof", "consistency", "6", "5"),
+        ("ledger", "proof", "consistency", "6", "5", "--published"),
         ("/ledger/proof/consistency", {"first": 6, "second": 5}),
     ),
-    (("ledger", "checkpoint", "--size", "99"), ("/ledger/checkpoint", {"size": 99})),
-    # the HTTP API is the public's: the CLI's public view answers the same
+    (
+        ("ledger", "checkpoint", "--size", "99", "--published"),
+        ("/ledger/checkpoint", {"size": 99}),
+    ),
     (("run", "nobody", "--published"), ("/runs/nobody", {})),
     (("editions", "--as-of", "99", "--published"), ("/methodology/editions", {"as_of": 99})),
 ]
@@ -42,6 +52,7 @@ SAME_INPUT = [
 def app(tmp_path: Path) -> Iterator[Argusic]:
     argusic = bootstrap(tmp_path)
     append_editions(argusic.ledger, 0, 7)
+    publish(argusic.ledger, argusic.settings.home)  # the public sees the 7 events
     yield argusic
     argusic.close()
 

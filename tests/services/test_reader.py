@@ -6,13 +6,14 @@ from __future__ import annotations
 import itertools
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any, NamedTuple
 
 import pytest
 from eventsourcing.persistence import OperationalError
 
 from api.services import queries
 from api.services.queries import MethodologyQueries
-from api.services.reader import ProjectionReader
+from api.services.reader import KEPT_STATES, ProjectionReader
 from domain.state.publication import public_state
 from ledger.codec import encode_json
 from ledger.ledger import Ledger, RecordedEvent
@@ -72,6 +73,12 @@ def test_the_public_state_is_worked_out_once_per_published_position(
     assert answers[1].approved.position == approved
 
 
+def busy(reader: ProjectionReader[Any]) -> bool:
+    """Whether a read holds one of the reader's locks (the latest state's, a kept one's)."""
+    kept = [k.lock for k in reader._kept.values()]
+    return any(lock.locked() for lock in [reader._lock, reader._kept_lock, *kept])
+
+
 def board_runs(board: LeaderboardView) -> list[str]:
     return [r for row in board.rows for p in row.projects for r in p.runs]
 
@@ -102,7 +109,7 @@ def test_a_public_read_answers_as_of_its_position_when_another_moves_the_kept_st
 
         def moving() -> int:
             nonlocal looks
-            if public.reader._lock.locked() or public.reader._pinned_lock.locked():
+            if busy(public.reader):
                 return size()  # another reader waits for the lock: a fold is whole first
             looks += 1
             if looks == moved_at:
@@ -128,3 +135,97 @@ def test_a_public_read_answers_as_of_its_position_when_another_moves_the_kept_st
             break
         assert board_runs(later[0]) == published
     assert moved_at > 2, "the read looked at the ledger more than once"
+
+
+def approvals(ledger: Ledger, world: World, home: Path, count: int) -> list[int]:
+    """`count` days of runs, each approved for the public; the positions approved."""
+    approved = []
+    for day in range(count):
+        runs = [run(f"r-{day}-{i}", "octo/p", "agent-a", "100", day=10 + day) for i in range(5)]
+        world.ingest(runs)
+        approved.append(publish(ledger, home))
+    return approved
+
+
+class Published(NamedTuple):
+    approved: list[int]
+    public: MethodologyQueries
+    latest: LeaderboardView
+    """The public leaderboard, as of the latest approval."""
+    world: World
+
+
+def published(ledger: Ledger, home: Path, count: int) -> Published:
+    """`count` approvals of new runs, and public queries that have read the latest."""
+    world = World(ledger, home)
+    approved = approvals(ledger, world, home, count)
+    public = MethodologyQueries(ledger, published=True)
+    latest = public.leaderboard("2026-09")
+    assert latest.as_of == approved[-1]
+    return Published(approved, public, latest, world)
+
+
+def folded_events(ledger: Ledger, monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """The positions of the events read from the ledger from now on (each read to be folded)."""
+    folded: list[int] = []
+
+    def counted(after: int = 0, upto: int | None = None) -> Iterator[RecordedEvent]:
+        for recorded in Ledger.events(ledger, after, upto):
+            folded.append(recorded.position)
+            yield recorded
+
+    monkeypatch.setattr(ledger, "events", counted)
+    return folded
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_reads_alternating_between_two_earlier_approvals_fold_each_once(
+    ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Issue 26: a read as of an earlier position folded the ledger from position 0 again on
+    every request, and dropped the published state; one client asking two earlier positions in
+    turn made every published page slow. Each earlier approved position is folded once: the
+    first from the start (nothing kept is below it), the second on from a copy of the first."""
+    (older, old, _), public, latest, _ = published(ledger, tmp_path, 3)
+    folded = folded_events(ledger, monkeypatch)
+    for _ in range(10):
+        for position in (older, old):
+            assert public.leaderboard("2026-09", as_of=position).as_of == position
+    assert len(folded) == old, f"{len(folded)} events folded for 20 reads, {old} at most"
+    del folded[:]
+    assert public.leaderboard("2026-09") == latest  # the published state kept: no fold
+    assert folded == []
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_earlier_states_are_kept_up_to_the_bound_and_never_the_published_one_dropped(
+    ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (*earlier, newest), public, latest, _ = published(ledger, tmp_path, KEPT_STATES + 2)
+    for position in reversed(earlier):  # each older than all kept: folded from the start
+        public.leaderboard("2026-09", as_of=position)
+    kept = public.reader.kept()
+    assert len(kept) == KEPT_STATES
+    assert newest in kept
+    assert kept[-1] == earlier[0]  # the latest read
+    folded = folded_events(ledger, monkeypatch)
+    assert public.leaderboard("2026-09") == latest
+    assert public.leaderboard("2026-09", as_of=earlier[0]).as_of == earlier[0]
+    assert folded == []
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_a_new_approval_folds_the_published_state_on_in_place(
+    ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The published position moving on costs the events since the last approval, no copy."""
+    [first], public, _, world = published(ledger, tmp_path, 1)
+    head = ledger.size()
+    world.ingest([run("r-late", "octo/p", "agent-a", "92", day=20)])
+    second = publish(ledger, tmp_path)
+    folded = folded_events(ledger, monkeypatch)
+    board = public.leaderboard("2026-09")
+    assert board.as_of == second
+    assert public.reader.kept() == [second]
+    # the latest state's new events, then the published state's since the last approval
+    assert folded == [*range(head + 1, ledger.size() + 1), *range(first + 1, second + 1)]
