@@ -7,9 +7,11 @@ import re
 
 from domain.evidence.masking import Found, Span
 
-NAME, VERSION = "generated-key-mask", 1
+NAME, VERSION = "generated-key-mask", 2
 
 BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----")
+MARKER = "[PRIVATE KEY MASKED]"
+"""What each line of a private key's body becomes, whatever its length."""
 OPEN_REASON = "a private key body that cannot be shown masked (its END line never came)"
 
 

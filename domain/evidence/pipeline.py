@@ -39,7 +39,8 @@ class Applied(msgspec.Struct, frozen=True, kw_only=True):
 def security_redaction(model_keys: Iterable[str]) -> list[Transform]:
     """Section 17, applied as the bytes arrive, before anything is stored: credentials."""
     finder = redaction.CredentialFinder(list(model_keys))
-    return [Transform(redaction.NAME, redaction.VERSION, Stage(finder, sign=finder.sign))]
+    stage = Stage(finder, sign=finder.sign, marker=redaction.MARKER)
+    return [Transform(redaction.NAME, redaction.VERSION, stage)]
 
 
 def presentation(banners: Iterable[str]) -> list[Transform]:
@@ -53,6 +54,7 @@ def presentation(banners: Iterable[str]) -> list[Transform]:
                 generated_keys.find_key_bodies,
                 on_open=generated_keys.OPEN_REASON,
                 sign=generated_keys.BEGIN.pattern,
+                marker=generated_keys.MARKER,
             ),
         ),
         Transform(branding.NAME, branding.VERSION, Stage(banner, mask=" ", sign=banner.sign)),

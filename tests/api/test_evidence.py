@@ -114,8 +114,8 @@ def test_raw_and_served_fingerprints_and_the_transform_events_agree(evidence: Ev
             [f"{s['transform']}@{s['version']}" for s in steps]
             == copy.transforms
             == [
-                "security-redaction@1",
-                "generated-key-mask@1",
+                "security-redaction@2",
+                "generated-key-mask@2",
                 "neutral-branding@1",
             ]
         )
@@ -194,7 +194,7 @@ def test_trace_shows_fingerprints_and_transforms(
         human = argusic(cli_env, command, "r1").stdout
         assert copies["cast"].served_sha256 in human
         assert copies["log"].raw_sha256 in human
-        assert "generated-key-mask@1" in human
+        assert "generated-key-mask@2" in human
         assert "private key material masked" in human
 
 
