@@ -12,6 +12,7 @@ from typing import NamedTuple
 
 from api.services.ports import Banners, EvidenceStore
 from domain.events import EvidenceTransformed, Fingerprint, RecordingWithheld, RerunRequested
+from domain.evidence.archives import ArchiveFound, refusing_archives
 from domain.evidence.asciicast import RecordingError
 from domain.evidence.masking import Withhold
 from domain.evidence.pipeline import Applied, Derivation, presentation, security_redaction
@@ -55,6 +56,10 @@ class _Arrival:
         for _ in self._chunks:  # what the reader left
             pass
         return Fingerprint(sha256=self.digest.hexdigest(), bytes=self.size)
+
+
+NOTHING_KEPT = Fingerprint(sha256=hashlib.sha256(b"").hexdigest(), bytes=0)
+"""What is kept of a file that is or holds an archive (section 17): nothing."""
 
 
 def arrival_fingerprint(store: EvidenceStore, path: Path) -> Fingerprint:
@@ -102,27 +107,32 @@ class EvidenceIntake:
     def _receive(self, path: Path, kind: str, harness: str, model_key: str | None) -> DerivedFile:
         keys = [model_key] if model_key else []
         try:
-            return self._pass(path, kind, keys, self.banners(harness))
-        except RecordingError as e:
-            # Not a recording, so not shown safe: kept redacted as plain text, and withheld.
-            stored = self._pass(path, "log", keys, None)
-            return stored._replace(withheld=f"the recording cannot be parsed: {e}")
+            try:
+                return self._pass(path, kind, kind, keys, self.banners(harness))
+            except RecordingError as e:
+                # Not a recording, so not shown safe: kept redacted as plain text, and withheld.
+                stored = self._pass(path, kind, "log", keys, None)
+                return stored._replace(withheld=f"the recording cannot be parsed: {e}")
+        except ArchiveFound as e:  # nothing of it was kept
+            return DerivedFile(NOTHING_KEPT, [], e.reason)
 
     def _pass(
-        self, path: Path, kind: str, keys: list[str], banners: list[str] | None
+        self, path: Path, kind: str, read_as: str, keys: list[str], banners: list[str] | None
     ) -> DerivedFile:
         """One read of the file: arrival -> security redaction -> stored, then (with `banners`)
         -> presentation -> served; a served copy that cannot be shown safe is withheld, and the
-        stored layer is kept whole in every case."""
-        arrival = _Arrival(self.store.source(path))
+        stored layer is kept whole in every case, unless the file is or holds an archive (then
+        nothing of it is kept: `ArchiveFound`)."""
+        chunks = refusing_archives(self.store.source(path), kind, inside=read_as == "log")
+        arrival = _Arrival(chunks)
         redacting = Derivation(security_redaction(keys))
         presenting = None if banners is None else Derivation(presentation(banners))
         withheld = None
         with self.store.storing() as stored:
-            redacted = _tapped(_stream(redacting, kind, arrival), stored.write)
+            redacted = _tapped(_stream(redacting, read_as, arrival), stored.write)
             try:
                 if presenting is not None:
-                    self.store.put_stream(_stream(presenting, kind, redacted))
+                    self.store.put_stream(_stream(presenting, read_as, redacted))
             except Withhold as e:
                 withheld = e.reason
             for _ in redacted:
