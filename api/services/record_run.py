@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from api.services.evidence import EvidenceIntake
+from api.services.evidence import EvidenceIntake, recorded_evidence
 from api.services.json_input import shown_path
 from api.services.ports import Banners, EvidenceStore
 from api.services.reader import ProjectionReader
@@ -61,10 +61,10 @@ def run_events(
     agent = resolve_agent(record.agent, registered)
     known = state.runs.get(record.run_id)
     if known is not None:
-        fingerprints = intake.fingerprints(files)
+        received = intake.fingerprints(files, record.model_key)
         admit_run(
             record,
-            Evidence(**fingerprints),
+            recorded_evidence(known.event.evidence, received),
             set(state.editions),
             known.event,
             agent=agent,
@@ -82,7 +82,7 @@ def run_events(
             registered=registered,
         )
     derived = intake.derive(files, agent.harness, record.model_key)
-    evidence = Evidence(**{kind: d.raw for kind, d in derived.items()})
+    evidence = Evidence(**{kind: d.received.kept for kind, d in derived.items()})
     members = state.set_members((agent.id, record.project.id, record.cycle))
     (run,) = admit_run(
         record,
