@@ -14,9 +14,9 @@ from typing import NamedTuple
 import msgspec
 
 from domain.events import EvidenceTransformed
-from domain.evidence import redaction
+from domain.evidence import generated_keys
 from domain.evidence.masking import Stage, mask_text
-from domain.evidence.pipeline import security_redaction
+from domain.evidence.pipeline import Transform, security_redaction
 from domain.runs import RunRecord
 
 
@@ -28,40 +28,52 @@ class RedactedRun(NamedTuple):
 
 
 @lru_cache(maxsize=16)
-def _stages(known: tuple[str, ...]) -> list[Stage]:
-    """The security redaction's stage for these known keys, built once (its automaton is
-    compiled when it first reads a text)."""
-    return [t.stage for t in security_redaction(known)]
+def _transforms(known: tuple[str, ...]) -> list[Transform]:
+    """The security redaction for these known keys, then the generated-key masking of a text
+    read whole; built once (an automaton is compiled when it first reads a text)."""
+    keys = Stage(
+        generated_keys.find_key_bodies_in_a_text,
+        sign=generated_keys.BEGIN.pattern,
+        marker=generated_keys.MARKER,
+    )
+    return [
+        *security_redaction(known),
+        Transform(generated_keys.NAME, generated_keys.VERSION, keys),
+    ]
 
 
 def redact_run_texts(record: RunRecord) -> RedactedRun:
     """Methodology section 17 ("cualquier valor con forma de secreto se elimina antes de
     guardar"): each free text of a run record, through the security redaction the evidence
-    passes (the run's `model_key` in every spelling, every credential form), before the run is
-    recorded. A text it changes gets an `EvidenceTransformed` (`security-redaction`, its kind
-    the field's name) with what was masked, counted by form, and the SHA-256 of the text as
-    recorded; what the text was is never hashed (issue 26). Identifiers (run, project, agent)
-    and fields of a fixed form are not free text."""
-    stages = _stages((record.model_key,) if record.model_key else ())
+    passes (the run's `model_key` in every spelling, every credential form), then the masking
+    of generated private keys (a text has no served copy apart from what is recorded), before
+    the run is recorded. Each transform that changes a text gets an `EvidenceTransformed` (its
+    kind the field's name) with what was masked, counted by form, and the SHA-256 of its output;
+    its input held what was masked, so it is not recorded (issue 26). Identifiers (run,
+    project, agent) and fields of a fixed form are not free text."""
+    transforms = _transforms((record.model_key,) if record.model_key else ())
     events: list[EvidenceTransformed] = []
 
-    def clean(kind: str, text: str | None) -> str | None:
-        if not text:
-            return text
-        masked, counts = mask_text(stages, text)
-        if masked != text:
-            events.append(
-                EvidenceTransformed(
-                    run_id=record.run_id,
-                    kind=kind,
-                    transform=redaction.NAME,
-                    version=redaction.VERSION,
-                    input_sha256="",
-                    output_sha256=hashlib.sha256(masked.encode()).hexdigest(),
-                    counts=dict(sorted(counts[0].items())),
+    def clean(kind: str, given: str | None) -> str | None:
+        if not given:
+            return given
+        text = given
+        for transform in transforms:
+            masked, counts = mask_text([transform.stage], text)
+            if masked != text:
+                events.append(
+                    EvidenceTransformed(
+                        run_id=record.run_id,
+                        kind=kind,
+                        transform=transform.name,
+                        version=transform.version,
+                        input_sha256="",
+                        output_sha256=hashlib.sha256(masked.encode()).hexdigest(),
+                        counts=dict(sorted(counts[0].items())),
+                    )
                 )
-            )
-        return masked
+            text = masked
+        return text
 
     return RedactedRun(_with_texts(record, clean), events)
 

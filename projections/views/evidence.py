@@ -44,8 +44,9 @@ class ServedCopy(msgspec.Struct, frozen=True, kw_only=True):
 def kept_sha256(copy: EvidenceCopy) -> str:
     """Section 17 (issue 26): the file of the evidence layer: the security redaction's output
     (what was kept), or where there was none (quoted text, a file not kept) the first step's
-    input; never what arrived where redaction changed it (recorded before issue 26)."""
-    return copy.stored_sha256 or copy.raw_sha256
+    input, or where that was not recorded (a text whose private key was masked) the text as
+    recorded; never what arrived where redaction changed it (recorded before issue 26)."""
+    return copy.stored_sha256 or copy.raw_sha256 or copy.served_sha256 or ""
 
 
 def evidence_views(state: Methodology, run_id: str) -> dict[str, EvidenceView]:
