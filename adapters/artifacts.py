@@ -122,10 +122,12 @@ their owner only."""
 
 
 def _owner_only_dir(path: Path) -> None:
-    """A folder of the store, made 0700 (or made so, where an earlier version left it open)."""
+    """A folder of the store, made 0700 (or made so, where an earlier version left it open; a
+    folder given to us by someone else, a mount point, stays theirs to set)."""
     path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
     if path.stat().st_mode & 0o777 != DIR_MODE:
-        path.chmod(DIR_MODE)
+        with suppress(PermissionError):
+            path.chmod(DIR_MODE)
 
 
 def _fsync_dir(path: Path) -> None:
