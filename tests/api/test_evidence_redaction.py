@@ -81,10 +81,11 @@ def test_a_runs_key_in_its_report_is_neither_recorded_nor_shown(
     record = evidence.run("r1", QUIET_CAST, QUIET_LOG, model_key=RUN_KEY)
     record["report"]["verified_how"] = f"curl -H 'Authorization: Bearer {RUN_KEY}' /v1 -> 200"
     record["report"]["final_state"] = f"It works; the key was {RUN_KEY}, and PGPASSWORD=hunter2"
-    record["project"]["description"] = f"A client for {RUN_KEY}"
+    record["project"]["description"] = f"A client for {KNOWN_KEY_PROBES['run-key-base64']}"
     record["project"]["repo"] = "https://bob:Autumn2025@example.org/r.git"
     evidence.write_and_ingest([record])
-    leaks = [*fragments(RUN_KEY), "hunter2", "Autumn2025"]
+    leaks = [*fragments(RUN_KEY), *fragments(KNOWN_KEY_PROBES["run-key-base64"])]
+    leaks += ["hunter2", "Autumn2025"]
     stored = ledger_bytes(evidence)
     assert [s for s in leaks if s.encode() in stored] == []
     for where, text in public_answers(client, "r1").items():
