@@ -56,7 +56,7 @@ PATTERNS: dict[str, str] = {
     # --password VALUE, --passwd=VALUE, --pass VALUE: whatever the value looks like.
     "password_option": r"--pass(?:word|wd)?(?:[ \t]+|=)" + VALUE,
     # mysql -pVALUE, sshpass -p VALUE, redis-cli -a VALUE: whatever the value looks like.
-    "client_password": "(?:" + CLIENTS + r")([^\s'\"]+)",
+    "client_password": "(?:" + CLIENTS + ")" + VALUE,
     # KEY=, TOKEN=, SECRET=, PASSWORD= (aws_secret_access_key = ..., "SecretAccessKey": ...,
     # and aws configure's "Secret Access Key [None]: " among them): the value.
     "secret_assignment": "(?i:" + "|".join(ASSIGNED_WORDS) + ")"

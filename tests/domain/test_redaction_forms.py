@@ -22,6 +22,7 @@ PROBES: dict[str, tuple[str, str]] = {
     # name: (the text printed, the secret in it)
     "mysql-attached-p": ("$ mysql -u root -pAutumn2025 appdb\n", "Autumn2025"),
     "mysqldump-attached-p": ("$ mysqldump -u app -pSummer2024! db > d.sql\n", "Summer2024!"),
+    "mysql-attached-quoted": ("$ mysql -h db -p'Summer 2024!' app\n", "Summer 2024!"),
     "password-option-equals": ("$ app login --password=Autumn2025\n", "Autumn2025"),
     "password-option-space": ("$ app login --password Autumn2025 --user bob\n", "Autumn2025"),
     "password-option-quoted": ("$ app --password 'Summer 2024!'\n", "Summer 2024!"),
