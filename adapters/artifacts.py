@@ -2,6 +2,8 @@
 
 A file is stored under its SHA-256, written to a temporary file, flushed to disk and renamed
 into place, so a reader sees all of it or nothing; once stored it is never written again.
+Files are readable by their owner only (0400), folders open to their owner only (0700): the
+store is served through the API, never straight off the disk (issue 26).
 """
 
 from __future__ import annotations
@@ -77,21 +79,24 @@ class FileArtifactStore:
 
     @contextmanager
     def storing(self) -> Iterator[_Writer]:
-        """A writer into a temporary file, placed under its SHA-256 when the block ends well,
-        deleted in any case."""
+        """A writer into a temporary file (0600, `mkstemp`'s), placed under its SHA-256 (0400)
+        when the block ends well, deleted in any case."""
         with self._room_needed():
             target_dir = self.root / "sha256"
-            target_dir.mkdir(parents=True, exist_ok=True)
+            _owner_only_dir(self.root)
+            _owner_only_dir(target_dir)
             descriptor, temporary = tempfile.mkstemp(dir=target_dir, prefix=".incoming-")
             writer = _Writer(os.fdopen(descriptor, "wb"))
             try:
                 yield writer
                 target = self.path(writer.finish().sha256)
                 if not target.exists():
-                    target.parent.mkdir(exist_ok=True)
-                    os.chmod(temporary, 0o444)
+                    _owner_only_dir(target.parent)
+                    os.chmod(temporary, FILE_MODE)
                     os.replace(temporary, target)
                     _fsync_dir(target.parent)
+                elif target.stat().st_mode & 0o777 != FILE_MODE:  # kept by an earlier version
+                    target.chmod(FILE_MODE)
             finally:
                 with suppress(OSError):  # what it still buffers has no room either
                     writer.file.close()
@@ -109,6 +114,20 @@ class FileArtifactStore:
                 f"the artifact store at {self.root} has no room left ({e.strerror}): the "
                 "evidence file was not stored; make room and run again"
             ) from e
+
+
+FILE_MODE, DIR_MODE = 0o400, 0o700
+"""Issue 26: evidence files, written once, readable by their owner only; their folders open to
+their owner only."""
+
+
+def _owner_only_dir(path: Path) -> None:
+    """A folder of the store, made 0700 (or made so, where an earlier version left it open; a
+    folder given to us by someone else, a mount point, stays theirs to set)."""
+    path.mkdir(mode=DIR_MODE, parents=True, exist_ok=True)
+    if path.stat().st_mode & 0o777 != DIR_MODE:
+        with suppress(PermissionError):
+            path.chmod(DIR_MODE)
 
 
 def _fsync_dir(path: Path) -> None:

@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import os
 import sqlite3
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
+from pathlib import Path
 from typing import Any
 
 from eventsourcing.persistence import IntegrityError, OperationalError, PersistenceError
@@ -12,8 +14,11 @@ from eventsourcing.sqlite import SQLiteCursor, SQLiteDatastore
 
 from ledger.batch import Batch, NodeRow
 from ledger.migrations import Migration
-from ledger.sealing import Checkpoint
+from ledger.sealing import Checkpoint, Sealer
 from ledger.store import LedgerRecorder
+
+FILE_MODE = 0o600
+"""Issue 26: the ledger's file (and SQLite's journal beside it) readable by its owner only."""
 
 
 @contextmanager
@@ -32,6 +37,11 @@ class SQLiteLedgerRecorder(LedgerRecorder):
     dialect = "sqlite"
 
     datastore: SQLiteDatastore
+
+    def __init__(self, datastore: SQLiteDatastore, sealer: Sealer) -> None:
+        super().__init__(datastore, sealer)
+        if not datastore.pool.is_sqlite_memory_mode:
+            _owner_only(Path(datastore.pool.db_name))
 
     @contextmanager
     def _write_transaction(self) -> Iterator[SQLiteCursor]:
@@ -82,6 +92,17 @@ class SQLiteLedgerRecorder(LedgerRecorder):
         cursor.executemany("INSERT INTO ledger_events VALUES (?, ?, ?, ?, ?, ?)", batch.rows())
         cursor.executemany("INSERT INTO ledger_merkle_nodes VALUES (?, ?, ?)", nodes)
         self._insert_checkpoint(cursor, checkpoint)
+
+
+def _owner_only(path: Path) -> None:
+    """The database file made (before SQLite makes it, which would be 0644 under the usual
+    umask) or made again 0600, with its journal, write-ahead log and shared memory files:
+    SQLite gives those its file's mode when it makes them."""
+    if not path.exists():
+        os.close(os.open(path, os.O_CREAT | os.O_WRONLY, FILE_MODE))
+    for file in (path, *(path.with_name(path.name + end) for end in ("-journal", "-wal", "-shm"))):
+        if file.exists() and file.stat().st_mode & 0o777 != FILE_MODE:
+            file.chmod(FILE_MODE)
 
 
 def _statements(sql: str) -> list[str]:

@@ -43,7 +43,7 @@ def receive(path: Path, store: Path) -> dict[str, object]:
     intake = EvidenceIntake(FileArtifactStore(store), lambda _: [r"^Welcome to ToolX v\d+.*$"])
     received = intake.derive({"cast": path}, "h", MODEL_KEY)["cast"]
     return {
-        "bytes": received.raw.bytes,
+        "bytes": received.received.arrived.bytes,
         "seconds": round(time.perf_counter() - start, 2),
         "withheld": received.withheld,
         "peak_growth_mb": round(peak_rss_mb() - before, 1),

@@ -65,6 +65,17 @@ def _shown(prefix: str, secret: str, suffix: str = "\r\n") -> Plant:
     return Plant(prefix + secret + suffix, [secret])
 
 
+def _aws_secret(rng: random.Random) -> str:
+    """A secret access key: 40 characters of base64 (both cases and a digit, as AWS makes them)."""
+    return "wJ7" + _draw(rng, B64, 37)
+
+
+def _aws_csv(rng: random.Random) -> Plant:
+    """An access key's CSV line, as IAM's console gives it: the id, then the bare secret."""
+    key_id, secret = "AKIA" + _draw(rng, UPPER, 16), _aws_secret(rng)
+    return Plant(f"$ cat credentials.csv\r\nci-user,{key_id},{secret}\r\n", [key_id, secret])
+
+
 FORMS: dict[str, Callable[[random.Random], Plant]] = {
     "openai": lambda r: _shown("OPENAI_KEY used: ", "sk-" + _draw(r, ALNUM, 48)),
     "openai_project": lambda r: _shown("using ", "sk-proj-" + _draw(r, TOKEN, 100)),
@@ -104,6 +115,21 @@ FORMS: dict[str, Callable[[random.Random], Plant]] = {
     ),
     "password_argument": lambda r: _shown("$ app login --password ", _draw(r, ALNUM, 20)),
     "password_flag": lambda r: _shown("$ mysql -u root -p", _draw(r, ALNUM, 16)),
+    # Passwords whatever they look like (words, no digits; words joined): issue 26.
+    "pgpassword": lambda r: _shown("PGPASSWORD=", "correcthorsebattery", " psql -h db\r\n"),
+    "mysql_pwd": lambda r: _shown("MYSQL_PWD=", "Summer-Holidays-2025", " mysql -u app\r\n"),
+    "mysql_password_flag": lambda r: _shown("$ mysql -u root -p", "correcthorsestaple", " db\r\n"),
+    "sshpass": lambda r: _shown("$ sshpass -p ", "correcthorsebattery", " ssh deploy@h\r\n"),
+    "redis_cli": lambda r: _shown("$ redis-cli -h cache -a ", "correcthorsebattery", " ping\r\n"),
+    "password_option": lambda r: _shown("$ app --password=", "Summer-Holidays-2025"),
+    "url_password": lambda r: _shown(
+        "DATABASE_URL=postgres://app:", "correcthorsebattery", "@db:5432/app\r\n"
+    ),
+    "redis_url_password": lambda r: _shown(
+        "redis://:", "Summer-Holidays-2025", "@cache:6379/0\r\n"
+    ),
+    "aws_bare_after_key_id": _aws_csv,
+    "aws_bare_echoed": lambda r: _shown("$ echo $AWS_SECRET_ACCESS_KEY\r\n", _aws_secret(r)),
 }
 
 
@@ -232,10 +258,10 @@ CLEAN: dict[str, list[str]] = {
         "$ pip install scikit-learn sk-learn-extra\r\n",
         "Successfully installed scikit-learn-1.5.2 sk-learn-preprocessing-toolkit\r\n",
     ],
-    "low-entropy-passwords": [
-        "PASSWORD=changeme\r\n",
-        "DB_PASSWORD=password123\r\n",
+    "low-entropy-secrets": [  # a password is masked whatever it looks like; these are not
         "SECRET=secret\r\n",
+        "API_KEY=changeme\r\n",
+        "TOKEN=abc123\r\n",
     ],
     "cache-keys": [
         "Cache restored from key: 3f786850e387550fdab836ed7e6dc881de23001b\r\n",
@@ -312,12 +338,35 @@ CLEAN: dict[str, list[str]] = {
         "Set-Cookie: consent=accepted; Path=/; Max-Age=31536000; SameSite=Lax\r\n",
     ],
     "p-flags": [
+        "$ gcc -pthread -pedantic -pipe -o app main.c\r\n",
+        "$ mysql -u root -p appdb\r\n",
+        "$ mysql_config --cflags -pthread\r\n",
+        "$ redis-cli -h cache ping\r\n",
         "$ mkdir -p /usr/local/share/app\r\n",
         "$ docker run -p 8080:80 nginx\r\n",
         "$ ssh -p 2222 dev@build-host\r\n",
         "$ psql -h localhost -p 5432 -U postgres\r\n",
         "$ app login --password-file /run/secrets/db_password\r\n",
         "$ app login --password $DB_PASSWORD\r\n",
+        "$ app login --password --user bob\r\n",
+    ],
+    "password-look-alikes": [
+        "PWD=/home/dev/project OLDPWD=/tmp\r\n",
+        "tests pass: 12 fail: 0\r\n",
+        "PASSWORD_FILE=/run/secrets/db_password\r\n",
+        '    conn = connect(password=os.environ["DB_PASSWORD"])\r\n',
+        "    def login(self, user: str, password: str) -> None:\r\n",
+        "DB_PASSWORD=${DB_PASSWORD} PGPASSWORD=$DB_PASSWORD\r\n",
+        "password: <your password here>\r\n",
+    ],
+    "url-look-alikes": [
+        "ssh://git@example.org:22/r.git and git@example.org:r.git\r\n",
+        "http://[::1]:8080/healthz\r\n",
+        "postgres://app:${DB_PASSWORD}@db:5432/app\r\n",
+    ],
+    "aws-look-alikes": [
+        "$ aws s3 ls s3://bucket/3f786850e387550fdab836ed7e6dc881de23001b/\r\n",
+        "aws-cli/2.15.0 Python/3.11.6 Linux/6.1.0 exe/x86_64.debian.12\r\n",
     ],
 }
 

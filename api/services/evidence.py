@@ -1,7 +1,9 @@
-"""A run's evidence as it arrives (methodology section 17), in one pass over each file: its
-arrival fingerprint taken, security redaction applied before anything is written (the stored
-layer is the redacted file), then generated-key masking and neutral branding into the served
-copy. The domain decides what is recorded of it (`domain.evidence.withholding`)."""
+"""A run's evidence as it arrives (methodology section 17), in one pass over each file: security
+redaction applied before anything is written (the stored layer, and the run's evidence
+fingerprint, is the redacted file), then generated-key masking and neutral branding into the
+served copy. What arrived is hashed only to tell a file recorded before issue 26 again: no hash
+of bytes that held a credential is recorded or published. The domain decides what is recorded
+of it (`domain.evidence.withholding`)."""
 
 from __future__ import annotations
 
@@ -11,18 +13,39 @@ from pathlib import Path
 from typing import NamedTuple
 
 from api.services.ports import Banners, EvidenceStore
-from domain.events import EvidenceTransformed, Fingerprint, RecordingWithheld, RerunRequested
+from domain.events import (
+    Evidence,
+    EvidenceTransformed,
+    Fingerprint,
+    RecordingWithheld,
+    RerunRequested,
+)
+from domain.evidence.archives import ArchiveFound, refusing_archives
 from domain.evidence.asciicast import RecordingError
 from domain.evidence.masking import Withhold
 from domain.evidence.pipeline import Applied, Derivation, presentation, security_redaction
 from domain.evidence.withholding import transformed, withhold
 
+NOTHING_KEPT = Fingerprint(sha256=hashlib.sha256(b"").hexdigest(), bytes=0)
+"""What is kept of a file that is or holds an archive (section 17): nothing."""
+
+
+class Received(NamedTuple):
+    """One file as received: what is kept of it, and what arrived (never recorded)."""
+
+    kept: Fingerprint
+    """The file as kept: what arrived, security-redacted before anything was written; the
+    run's evidence fingerprint (section 17: "el archivo en bruto ... con su propia huella")."""
+    arrived: Fingerprint
+    """What arrived, credentials and all: compared with a run recorded before issue 26 (whose
+    evidence fingerprint it was), never recorded or shown."""
+
 
 class DerivedFile(NamedTuple):
-    """One file as received: its arrival fingerprint, the transforms applied (the security
-    redaction, from the arrival to the stored file, always), or why it is withheld."""
+    """One file as received, the transforms applied (the security redaction, from the arrival
+    to the stored file, always), or why it is withheld."""
 
-    raw: Fingerprint
+    received: Received
     applied: list[Applied]
     withheld: str | None
 
@@ -31,7 +54,7 @@ class DerivedFile(NamedTuple):
     ) -> list[EvidenceTransformed | RecordingWithheld | RerunRequested]:
         events = transformed(run_id, kind, self.applied)
         if self.withheld is not None:
-            events += withhold(run_id, kind, self.raw.sha256, self.withheld)
+            events += withhold(run_id, kind, self.received.kept.sha256, self.withheld)
         return events
 
 
@@ -57,9 +80,36 @@ class _Arrival:
         return Fingerprint(sha256=self.digest.hexdigest(), bytes=self.size)
 
 
-def arrival_fingerprint(store: EvidenceStore, path: Path) -> Fingerprint:
-    """A file's SHA-256 and size as it arrives, nothing stored."""
-    return _Arrival(store.source(path)).fingerprint()
+def received(store: EvidenceStore, path: Path, kind: str, model_key: str | None) -> Received:
+    """A file's fingerprints as `EvidenceIntake.derive` would keep it, nothing stored: one
+    read, through the security redaction alone."""
+    keys = [model_key] if model_key else []
+    try:
+        try:
+            return _redacted(store, path, kind, kind, keys)
+        except RecordingError:  # kept redacted as plain text
+            return _redacted(store, path, kind, "log", keys)
+    except ArchiveFound:
+        return Received(NOTHING_KEPT, NOTHING_KEPT)
+
+
+def _redacted(
+    store: EvidenceStore, path: Path, kind: str, read_as: str, keys: list[str]
+) -> Received:
+    arrival = _Arrival(refusing_archives(store.source(path), kind, inside=read_as == "log"))
+    digest, size = hashlib.sha256(), 0
+    for chunk in _stream(Derivation(security_redaction(keys)), read_as, arrival):
+        digest.update(chunk)
+        size += len(chunk)
+    return Received(Fingerprint(sha256=digest.hexdigest(), bytes=size), arrival.fingerprint())
+
+
+def recorded_evidence(recorded: Evidence, files: Mapping[str, Received]) -> Evidence:
+    """The evidence of a run received again: its files as kept, or, for a run recorded before
+    issue 26 (its fingerprints were of what arrived), as they arrived, where those are equal."""
+    arrived = Evidence(**{kind: file.arrived for kind, file in files.items()})
+    kept = Evidence(**{kind: file.kept for kind, file in files.items()})
+    return arrived if recorded == arrived else kept
 
 
 def _tapped(chunks: Iterable[bytes], write: Callable[[bytes], None]) -> Iterator[bytes]:
@@ -74,16 +124,17 @@ class EvidenceIntake:
 
     def __init__(self, store: EvidenceStore, banners: Banners) -> None:
         self.store, self.banners = store, banners
-        self.arrived: dict[Path, Fingerprint] = {}
+        self.known: dict[tuple[Path, str, str | None], Received] = {}
         self.received: dict[tuple[Path, str, str | None, str], DerivedFile] = {}
 
-    def fingerprints(self, files: Mapping[str, Path]) -> dict[str, Fingerprint]:
-        """Each file's arrival fingerprint, nothing stored (a run recorded before)."""
+    def fingerprints(self, files: Mapping[str, Path], model_key: str | None) -> dict[str, Received]:
+        """Each file's fingerprints, nothing stored (a run recorded before)."""
         found = {}
         for kind, path in files.items():
-            if path not in self.arrived:
-                self.arrived[path] = arrival_fingerprint(self.store, path)
-            found[kind] = self.arrived[path]
+            key = (path, kind, model_key)
+            if key not in self.known:
+                self.known[key] = received(self.store, path, kind, model_key)
+            found[kind] = self.known[key]
         return found
 
     def derive(
@@ -95,40 +146,47 @@ class EvidenceIntake:
             key = (path, kind, model_key, harness)
             if key not in self.received:
                 self.received[key] = self._receive(path, kind, harness, model_key)
-                self.arrived[path] = self.received[key].raw
+                self.known[path, kind, model_key] = self.received[key].received
             derived[kind] = self.received[key]
         return derived
 
     def _receive(self, path: Path, kind: str, harness: str, model_key: str | None) -> DerivedFile:
         keys = [model_key] if model_key else []
         try:
-            return self._pass(path, kind, keys, self.banners(harness))
-        except RecordingError as e:
-            # Not a recording, so not shown safe: kept redacted as plain text, and withheld.
-            stored = self._pass(path, "log", keys, None)
-            return stored._replace(withheld=f"the recording cannot be parsed: {e}")
+            try:
+                return self._pass(path, kind, kind, keys, self.banners(harness))
+            except RecordingError as e:
+                # Not a recording, so not shown safe: kept redacted as plain text, and withheld.
+                stored = self._pass(path, kind, "log", keys, None)
+                return stored._replace(withheld=f"the recording cannot be parsed: {e}")
+        except ArchiveFound as e:  # nothing of it was kept
+            return DerivedFile(Received(NOTHING_KEPT, NOTHING_KEPT), [], e.reason)
 
     def _pass(
-        self, path: Path, kind: str, keys: list[str], banners: list[str] | None
+        self, path: Path, kind: str, read_as: str, keys: list[str], banners: list[str] | None
     ) -> DerivedFile:
         """One read of the file: arrival -> security redaction -> stored, then (with `banners`)
         -> presentation -> served; a served copy that cannot be shown safe is withheld, and the
-        stored layer is kept whole in every case."""
-        arrival = _Arrival(self.store.source(path))
+        stored layer is kept whole in every case, unless the file is or holds an archive (then
+        nothing of it is kept: `ArchiveFound`)."""
+        chunks = refusing_archives(self.store.source(path), kind, inside=read_as == "log")
+        arrival = _Arrival(chunks)
         redacting = Derivation(security_redaction(keys))
         presenting = None if banners is None else Derivation(presentation(banners))
         withheld = None
         with self.store.storing() as stored:
-            redacted = _tapped(_stream(redacting, kind, arrival), stored.write)
+            redacted = _tapped(_stream(redacting, read_as, arrival), stored.write)
             try:
                 if presenting is not None:
-                    self.store.put_stream(_stream(presenting, kind, redacted))
+                    self.store.put_stream(_stream(presenting, read_as, redacted))
             except Withhold as e:
                 withheld = e.reason
             for _ in redacted:
                 pass
         served = [] if presenting is None or withheld else presenting.applied()
-        return DerivedFile(arrival.fingerprint(), redacting.applied() + served, withheld)
+        assert stored.fingerprint is not None  # set when the block ended well
+        kept = Received(stored.fingerprint, arrival.fingerprint())
+        return DerivedFile(kept, redacting.applied() + served, withheld)
 
 
 def _stream(derivation: Derivation, kind: str, chunks: Iterable[bytes]) -> Iterator[bytes]:

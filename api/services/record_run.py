@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from api.services.evidence import EvidenceIntake
+from api.services.evidence import EvidenceIntake, recorded_evidence
 from api.services.json_input import shown_path
 from api.services.ports import Banners, EvidenceStore
 from api.services.reader import ProjectionReader
@@ -16,6 +16,7 @@ from domain.cycles import in_cycle
 from domain.errors import Rejected
 from domain.events import DomainEvent, Evidence
 from domain.evidence.quoting import quoted_text_events
+from domain.evidence.run_texts import redact_run_texts
 from domain.runs import (
     RunRecord,
     admit_run,
@@ -53,18 +54,20 @@ def run_events(
     intake: EvidenceIntake,
     budget_minutes: float | None = None,
 ) -> list[DomainEvent]:
-    """Methodology sections 4, 7, 8 and 17: what recording this run appends: the run, then each
-    file's transforms (or its withholding) and the quoted text as pages show it; nothing for a
-    run already recorded the same way. `budget_minutes` is the orchestrator's, when it ran it."""
+    """Methodology sections 4, 7, 8 and 17: what recording this run appends: the run (its texts
+    redacted like its evidence), then each file's transforms (or its withholding), each text's
+    redaction and the quoted text as pages show it; nothing for a run already recorded the same
+    way. `budget_minutes` is the orchestrator's, when it ran it."""
     files = evidence_files(record, folder)
+    record, redacted_texts = redact_run_texts(record)
     registered = state.agents.get(record.agent.id)
     agent = resolve_agent(record.agent, registered)
     known = state.runs.get(record.run_id)
     if known is not None:
-        fingerprints = intake.fingerprints(files)
+        received = intake.fingerprints(files, record.model_key)
         admit_run(
             record,
-            Evidence(**fingerprints),
+            recorded_evidence(known.event.evidence, received),
             set(state.editions),
             known.event,
             agent=agent,
@@ -82,7 +85,7 @@ def run_events(
             registered=registered,
         )
     derived = intake.derive(files, agent.harness, record.model_key)
-    evidence = Evidence(**{kind: d.raw for kind, d in derived.items()})
+    evidence = Evidence(**{kind: d.received.kept for kind, d in derived.items()})
     members = state.set_members((agent.id, record.project.id, record.cycle))
     (run,) = admit_run(
         record,
@@ -96,7 +99,7 @@ def run_events(
     events: list[DomainEvent] = [run]
     for kind, file in derived.items():
         events += file.events(run.run_id, kind)
-    return events + quoted_text_events(run)
+    return events + redacted_texts + quoted_text_events(run)
 
 
 def record_run(

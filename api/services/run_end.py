@@ -13,7 +13,7 @@ from pathlib import Path
 
 import msgspec
 
-from api.services.evidence import arrival_fingerprint
+from api.services.evidence import received
 from api.services.run_log import RunBoard, RunMoved
 from api.services.runner_ports import Runner
 from domain.errors import ArgusicError, InvalidInput, Rejected
@@ -177,8 +177,8 @@ def _close(
         events.append(
             EvidenceStored(
                 run_id=state.run_id,
-                log=_stored(runner, log),
-                cast=_stored(runner, cast),
+                log=_stored(runner, log, "log", model_key),
+                cast=_stored(runner, cast, "cast", model_key),
                 complete=state.ended != "aborted",
             )
         )
@@ -195,10 +195,11 @@ def _close(
     return closed
 
 
-def _stored(runner: Runner, path: Path) -> Fingerprint:
-    """A file of the session as it arrived: its fingerprint (the record_run intake stores it,
-    security-redacted, section 17)."""
-    return arrival_fingerprint(runner.store, path)
+def _stored(runner: Runner, path: Path, kind: str, model_key: str | None) -> Fingerprint:
+    """A file of the session as the record_run intake will keep it: its fingerprint, taken
+    after security redaction (section 17; issue 26: no hash of bytes that held a credential
+    is recorded)."""
+    return received(runner.store, path, kind, model_key).kept
 
 
 def _applied(state: RunState, event: object) -> RunState:

@@ -11,7 +11,9 @@ from domain.events.base import Count, Event, Text, Value
 
 
 class Fingerprint(Value, frozen=True):
-    """An evidence file as it arrived: its SHA-256 and size (methodology section 17)."""
+    """An evidence file as kept: its SHA-256 and size (methodology section 17), of what arrived
+    security-redacted before anything was written (issue 26; runs recorded before it carry what
+    arrived)."""
 
     sha256: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
     bytes: Count
@@ -31,6 +33,8 @@ class EvidenceTransformed(Event, frozen=True):
     transform: str
     version: int
     input_sha256: str
+    """Empty where a security redaction changed what arrived (issue 26): those bytes held a
+    credential, and a hash of them would let anyone test guesses of it."""
     output_sha256: str
     counts: dict[str, int]
 

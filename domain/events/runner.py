@@ -156,7 +156,8 @@ class RunAborted(_RunFact, frozen=True):
 
 
 class EvidenceStored(_RunFact, frozen=True):
-    """The session's log and recording, fingerprinted as they came (section 7 point 5)."""
+    """The session's log and recording, fingerprinted as they will be kept: security-redacted
+    (sections 7 point 5 and 17)."""
 
     log: Fingerprint
     cast: Fingerprint

@@ -7,9 +7,11 @@ import re
 
 from domain.evidence.masking import Found, Span
 
-NAME, VERSION = "generated-key-mask", 1
+NAME, VERSION = "generated-key-mask", 2
 
 BEGIN = re.compile(r"-----BEGIN ((?:[A-Z0-9]+ )*)PRIVATE KEY( BLOCK)?-----")
+MARKER = "[PRIVATE KEY MASKED]"
+"""What each line of a private key's body becomes, whatever its length."""
 OPEN_REASON = "a private key body that cannot be shown masked (its END line never came)"
 
 
@@ -26,3 +28,14 @@ def find_key_bodies(text: str) -> Found:
         spans.append(Span(begin.end(), end, "private_key_body"))
         position = end + len(end_line)
     return Found(spans, None)
+
+
+def find_key_bodies_in_a_text(text: str) -> Found:
+    """Section 17, a text read whole (a report, not a stream): a body whose END line never
+    comes runs to the end of the text, and is masked all the same (nothing more will come)."""
+    found = find_key_bodies(text)
+    if found.open_from is None:
+        return found
+    begin = BEGIN.match(text, found.open_from)
+    assert begin is not None  # open_from is where a BEGIN line matched
+    return Found([*found.spans, Span(begin.end(), len(text), "private_key_body")], None)

@@ -1,10 +1,13 @@
 """Masking spans of terminal text that runs across many pieces (the events of a recording, the
 blocks of a log), with ANSI escape sequences anywhere in it, in bounded memory.
 
-A span is found in the text as a reader sees it (escape sequences removed) and masked in place
-character for character, escape sequences kept: every piece keeps its length, so a recording
-keeps its layout (cursor moves) and every event its time. Several stages run in order over the
-same pieces in one pass, each seeing the text as the stage before it left it.
+A span is found in the text as a reader sees it (escape sequences removed). A stage with a
+marker replaces each stretch of a span (between line ends) by its marker, whatever its length,
+and drops the rest of it from the pieces it ran across, escape sequences and line ends kept: a
+mask says where something was, never how long it was, and every piece (a recording's event)
+stays, with its time. A stage without one masks in place, character for character. Several
+stages run in order over the same pieces in one pass, each seeing the text as the stage before
+it left it (masked in place there, so every offset still holds).
 """
 
 from __future__ import annotations
@@ -57,6 +60,9 @@ class Stage(NamedTuple):
     """An RE2 pattern that matches where each span the finder finds begins, or before it on the
     same line: text without it is not given to the finder, nor the lines before its first
     match. None: the finder reads every text."""
+    marker: str | None = None
+    """What each stretch of a span becomes, once, whatever its length (None: `mask` in place,
+    character for character)."""
 
 
 class Settled(NamedTuple):
@@ -210,17 +216,39 @@ class _RawEdits:
         self.chars: dict[int, list[str]] = {}
 
     def mask(self, spans: list[Span], stage: Stage) -> dict[int, str]:
-        for span in spans:
-            for visible in range(span.start, span.end):
+        for start, end in _merged(spans):
+            first = True  # the first character of a stretch carries the marker
+            for visible in range(start, end):
                 r = self.layout.to_raw(visible)
                 if self.raw[r] in stage.keep:
+                    first = True
                     continue
                 index = bisect_right(self.starts, r) - 1
                 piece = self.chars.get(index)
                 if piece is None:
                     piece = self.chars[index] = list(self.pieces[index])
-                piece[r - self.starts[index]] = stage.mask
+                piece[r - self.starts[index]] = _replacement(stage, first)
+                first = False
         return {i: "".join(c) for i, c in self.chars.items()}
+
+
+def _replacement(stage: Stage, first: bool) -> str:
+    """A masked character's text in the pieces: the marker for the first of a stretch and
+    nothing for the others, or (no marker) the mask character."""
+    if stage.marker is None:
+        return stage.mask
+    return stage.marker if first else ""
+
+
+def _merged(spans: list[Span]) -> list[tuple[int, int]]:
+    """The spans' extents, overlapping ones joined: one stretch, one marker."""
+    merged: list[tuple[int, int]] = []
+    for start, end, _ in sorted(spans):
+        if merged and start < merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(end, merged[-1][1]))
+        else:
+            merged.append((start, end))
+    return merged
 
 
 def _no_span_cut(ready: int, found: list[list[Span]], starts: list[int], layout: Layout) -> int:

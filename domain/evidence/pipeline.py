@@ -16,6 +16,8 @@ from domain.evidence import branding, generated_keys, redaction
 from domain.evidence.asciicast import header_line, parse_chunks, with_data
 from domain.evidence.masking import Masker, Settled, Stage, mask_text
 
+MASK_HEADERS = frozenset({redaction.NAME, generated_keys.NAME})
+"""The transforms a recording's header strings pass too (they mask secrets)."""
 LOG_PIECE = 1 << 16
 """Log text is fed in pieces this long: only the piece a span may cross waits for more."""
 
@@ -39,7 +41,8 @@ class Applied(msgspec.Struct, frozen=True, kw_only=True):
 def security_redaction(model_keys: Iterable[str]) -> list[Transform]:
     """Section 17, applied as the bytes arrive, before anything is stored: credentials."""
     finder = redaction.CredentialFinder(list(model_keys))
-    return [Transform(redaction.NAME, redaction.VERSION, Stage(finder, sign=finder.sign))]
+    stage = Stage(finder, sign=finder.sign, marker=redaction.MARKER)
+    return [Transform(redaction.NAME, redaction.VERSION, stage)]
 
 
 def presentation(banners: Iterable[str]) -> list[Transform]:
@@ -53,6 +56,7 @@ def presentation(banners: Iterable[str]) -> list[Transform]:
                 generated_keys.find_key_bodies,
                 on_open=generated_keys.OPEN_REASON,
                 sign=generated_keys.BEGIN.pattern,
+                marker=generated_keys.MARKER,
             ),
         ),
         Transform(branding.NAME, branding.VERSION, Stage(banner, mask=" ", sign=banner.sign)),
@@ -91,13 +95,13 @@ class Derivation:
     def __init__(self, transforms: Sequence[Transform]) -> None:
         self.transforms = list(transforms)
         self.masker = Masker([t.stage for t in transforms])
-        self.header_counts: Counter[str] = Counter()
+        self.header_counts: list[Counter[str]] = [Counter() for _ in transforms]
         self.input = hashlib.sha256()
         self.outputs = _Outputs(len(transforms))
 
     def applied(self) -> list[Applied]:
         hashes = [self.input.hexdigest(), *(d.hexdigest() for d in self.outputs.digests)]
-        counts = [self.header_counts + self.masker.counts[0], *self.masker.counts[1:]]
+        counts = [h + m for h, m in zip(self.header_counts, self.masker.counts, strict=True)]
         return [
             Applied(
                 transform=t.name,
@@ -181,16 +185,18 @@ class Derivation:
             yield chunk
 
     def _header(self, header: dict[str, Any], first: bytes) -> bytes:
-        """Credentials in the header's strings (a command, a title, an environment value) are
-        redacted; the other transforms concern the terminal text only."""
-        redact = [t.stage for t in self.transforms if t.name == redaction.NAME]
-        if not redact:
+        """Credentials and private key bodies in the header's strings (a command, a title, an
+        environment value) are masked; branding concerns the terminal text only."""
+        masking = [i for i, t in enumerate(self.transforms) if t.name in MASK_HEADERS]
+        if not masking:
             return first
+        stages = [self.transforms[i].stage for i in masking]
 
         def clean(value: Any) -> Any:
             if isinstance(value, str):
-                text, counts = mask_text(redact, value)
-                self.header_counts.update(counts[0])
+                text, counts = mask_text(stages, value)
+                for i, found in zip(masking, counts, strict=True):
+                    self.header_counts[i].update(found)
                 return text
             if isinstance(value, dict):
                 return {k: clean(v) for k, v in value.items()}

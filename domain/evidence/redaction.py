@@ -4,19 +4,37 @@ own model key in any spelling, is masked before a recording or log is stored or 
 from __future__ import annotations
 
 import base64
-import math
 import re
-from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from urllib.parse import quote
 
 from domain.evidence.masking import Found, Span
 from domain.evidence.scan import Scanner
+from domain.evidence.secret_values import (
+    AWS_REACH,
+    AWS_SECRET,
+    assigned_secret,
+    aws_secret_shaped,
+    password_name,
+    password_value,
+    random_enough,
+    url_password,
+)
 
-NAME, VERSION = "security-redaction", 1
+NAME, VERSION = "security-redaction", 2
 
 
-ASSIGNED_WORDS = ("key", "token", "secret", "passwd", "password")
+ASSIGNED_WORDS = ("key", "token", "secret", "passwd", "password", "_pass", "_pwd")
+VALUE = r"(\"[^\"\n]*\"|'[^'\n]*'|['\"]?[^\s'\"]+)"
+"""A value: quoted (the quotes are not masked), or up to the next space or quote."""
+CLIENTS = (
+    r"(?:mysql|mariadb)(?:dump|admin|import|show|check|slap|sh|binlog"
+    r"|-dump|-admin|-import|-show|-check|-slap)?(?:[ \t][^\n;|&]*?)?[ \t]-p"
+    r"|sshpass(?:[ \t][^\n;|&]*?)?[ \t]-p[ \t]*"
+    r"|redis-cli(?:[ \t][^\n;|&]*?)?[ \t]-a[ \t]+"
+)
+"""Clients whose password option is a short one: mysql's `-pSECRET` (attached: `-p NAME` names
+a database), sshpass's `-p SECRET`, redis-cli's `-a SECRET`."""
 PATTERNS: dict[str, str] = {
     # Every pattern starts with a fixed text, so the scan stays a linear RE2 automaton; the
     # vendors' own prefixes come first, so they win over the plain `sk-` at the same place.
@@ -29,89 +47,67 @@ PATTERNS: dict[str, str] = {
     "google_key": r"AIza[0-9A-Za-z_-]{35}",
     "aws_access_key_id": r"A[KS]IA[0-9A-Z]{16}",
     "jwt": r"eyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+    # An AWS context (the secret access key that follows it is looked for after the scan).
+    "aws_context": r"(?i:aws)",
     # Forms without a vendor's prefix: masked only when the value looks random.
     "sk_key": r"sk-[A-Za-z0-9_-]{20,}",  # OpenAI's older keys, and many others
-    # https://user:token@host: the password part.
-    "url_credential": r"://[^\s:/@'\"]+:([^\s/@'\"]{8,})@",
+    # scheme://user:password@host: the password, whatever it looks like (the last `@` ends it).
+    "url_credential": r"://[^\s:/@'\"]*:([^\s/'\"]+)@",
+    # --password VALUE, --passwd=VALUE, --pass VALUE: whatever the value looks like.
+    "password_option": r"--pass(?:word|wd)?(?:[ \t]+|=)" + VALUE,
+    # mysql -pVALUE, sshpass -p VALUE, redis-cli -a VALUE: whatever the value looks like.
+    "client_password": "(?:" + CLIENTS + ")" + VALUE,
     # KEY=, TOKEN=, SECRET=, PASSWORD= (aws_secret_access_key = ..., "SecretAccessKey": ...,
     # and aws configure's "Secret Access Key [None]: " among them): the value.
     "secret_assignment": "(?i:" + "|".join(ASSIGNED_WORDS) + ")"
-    r"[A-Za-z0-9_ ]{0,40}?['\"]?(?:[ \t]*\[[^\]\n]{0,40}\])?[ \t]*[=:][ \t]*['\"]?([^\s'\"]{12,})",
+    r"[A-Za-z0-9_ ]{0,40}?['\"]?(?:[ \t]*\[[^\]\n]{0,40}\])?[ \t]*[=:][ \t]*" + VALUE,
     # Authorization: Bearer <opaque token> / Basic <base64 of user:password>.
     "authorization": r"(?i:bearer|basic)[ \t]+([A-Za-z0-9._~+/=-]{12,})",
     # Cookie: / Set-Cookie: headers: each value of the line is judged on its own.
     "cookie_header": r"(?i:set-cookie|cookie)[ \t]*:[ \t]*([^\r\n]{1,1000})",
-    # --password VALUE, --passwd=VALUE, -pVALUE, -p VALUE (mysql and friends).
-    "password_argument": r"(?:--pass(?:word|wd)?(?:[ \t]+|=)|[ \t]-p[ \t]*)([^\s'\"-][^\s'\"]{7,})",
+    # -p VALUE, -pVALUE of any other program: masked when it looks random.
+    "password_argument": r"[ \t]-p[ \t]*([^\s'\"-][^\s'\"]{7,})",
 }
 """Credential forms; a match (its group, where it has one) is masked."""
 _GROUPS = {kind: re.compile(pattern).groups for kind, pattern in PATTERNS.items()}
-GUESSED = frozenset(
-    {"sk_key", "url_credential", "secret_assignment", "authorization", "password_argument"}
-)
+GUESSED = frozenset({"sk_key", "authorization", "password_argument"})
 """Forms no vendor's prefix identifies: masked only when the value looks random; the others
-are masked on sight."""
-LOOKED_INSIDE = frozenset({"secret_assignment", "authorization", "password_argument"})
+are masked on sight, or judged by their own rule (`JUDGED`)."""
+LOOKED_INSIDE = frozenset(
+    {"secret_assignment", "authorization", "password_argument", "password_option"}
+)
 """Forms whose value, when it is not a secret itself (a URL, a word), may hold one."""
 COOKIE = re.compile(r"([^=;\s]+)=([^;\s]+)")
-
-MIN_ENTROPY = 3.0
-"""Bits per character a credential-form match must reach: keys are random, look-alikes are not."""
-
-
-def entropy(text: str) -> float:
-    counts = Counter(text)
-    return -sum(c / len(text) * math.log2(c / len(text)) for c in counts.values())
+MARKER = "[REDACTED]"
+"""What a credential becomes, whatever its length (section 17: a mask that kept the length
+told a guesser how long the secret was)."""
 
 
-SEPARATORS = re.compile(r"[-_./+:~@]")
+def assignment(name: str, value: str) -> str | None:
+    """A value assigned to a name: a password (its name says so), another secret, or nothing."""
+    if "://" in value or not assigned_secret(name, value):
+        return None
+    return "password_assignment" if password_name(name) else "secret_assignment"
 
 
-def joined_words(value: str) -> bool:
-    """Words and numbers joined by separators: a date, a version, a slug, a setting's name
-    (`2024-08-01.release`, `settings.SECRET_KEY`)."""
-    parts = [part for part in SEPARATORS.split(value) if part]
-    return len(parts) > 1 and all(
-        p.isdigit() or p.islower() or p.isupper() or p.istitle() or len(p) <= 3 for p in parts
-    )
-
-
-def random_enough(value: str) -> bool:
-    """A credential is random: enough entropy, letters mixed with digits or with each other's
-    case, and not words and numbers joined."""
-    letters = [c for c in value if c.isalpha()]
-    mixed = any(c.isdigit() for c in value) or (
-        any(c.isupper() for c in letters) and any(c.islower() for c in letters)
-    )
-    return bool(letters) and mixed and entropy(value) >= MIN_ENTROPY and not joined_words(value)
-
-
-IDENTIFIER = re.compile(
-    r"(?:(?:sha1:|sha256:)?(?:[0-9a-f]{40}|[0-9a-f]{64})"
-    r"|[0-9a-f]{8}(?:-[0-9a-f]{4}){3}-[0-9a-f]{12}"
-    r"|sha256:[a-z0-9+/]{43})",  # an OpenSSH key fingerprint (case folded)
-)
-
-
-def is_identifier(value: str) -> bool:
-    """A commit id, a SHA-256 digest, a UUID or a key fingerprint: what a cache key, a key id
-    or `ssh-keygen`'s "key fingerprint" is, not a secret."""
-    return IDENTIFIER.fullmatch(value.lower()) is not None
-
-
-def assigned_secret(name: str, value: str) -> bool:
-    """A value assigned to a KEY, TOKEN, SECRET or PASSWORD name is a secret when it is random;
-    under a name that is only a KEY an identifier is left as it is (under a token, a secret or
-    a password name it never is)."""
-    plain_key = not any(word in name.lower() for word in ("token", "secret", "passw"))
-    return random_enough(value) and not (plain_key and is_identifier(value))
+JUDGED: dict[str, Callable[[str, str], str | None]] = {
+    "secret_assignment": assignment,
+    "url_credential": lambda _, value: "url_credential" if url_password(value) else None,
+    "password_option": lambda _, value: "password_option" if password_value(value) else None,
+    "client_password": lambda _, value: "client_password" if password_value(value) else None,
+}
+"""Forms judged by their own rule (`domain.evidence.secret_values`), given the text before the
+value (a name) and the value: the kind of secret found, or None."""
+AWS_CONTEXTS = frozenset({"aws_context", "aws_access_key_id"})
+"""Forms after which a bare AWS secret access key is looked for."""
 
 
 def spellings(secret: str) -> list[str]:
-    """Section 17: the run's own key as printed, URL-encoded, and base64-encoded at each of the
-    three alignments it can take inside a longer base64 text."""
-    found = {secret, quote(secret, safe="")}
+    """Section 17: a known key (the run's own) as printed, URL-encoded, hex-encoded (either
+    case), and base64-encoded at each of the three alignments it can take inside a longer
+    base64 text."""
     raw = secret.encode()
+    found = {secret, quote(secret, safe=""), raw.hex(), raw.hex().upper()}
     for offset in range(3):
         encoded = base64.b64encode(b"\0" * offset + raw).decode()
         # Drop the characters the padding bytes and the unfinished last group touch.
@@ -158,29 +154,36 @@ class CredentialFinder:
 
     def __call__(self, text: str, offset: int = 0) -> Found:
         spans: list[Span] = []
+        contexts: list[int] = []
         for match in self.pattern.finditer(text):
             form = self.forms[match.lastindex]
-            start, end = match.span(self.value_group.get(form, 0))
+            start, end = _unquoted(text, *match.span(self.value_group.get(form, 0)))
             if spans and offset + start < spans[-1].end:
                 continue  # inside a key already extended over it
+            if form in AWS_CONTEXTS:
+                contexts.append(match.end())
             value = text[start:end]
             if form == "run_model_key":
                 start, end = self._whole_key(text, start, end)
                 spans.append(Span(offset + start, offset + end, form))
             elif form == "cookie_header":
                 spans += self._cookie_values(value, offset + start)
+            elif form == "aws_context":
+                continue
             elif kind := self._secret(form, text[match.start() : start], value):
                 spans.append(Span(offset + start, offset + end, kind))
             elif form in LOOKED_INSIDE:  # a URL, a word: a credential may be inside it
                 spans += self(value, offset + start).spans
+        if contexts:
+            spans = sorted(spans + _bare_aws_secrets(text, contexts, spans, offset))
         return Found(spans, None)
 
     def _secret(self, form: str, name: str, value: str) -> str | None:
         """What a form's value is, if it is a secret: the run's own key, or that form."""
         if self.known and self.known.search(value):
             return "run_model_key"
-        if form == "secret_assignment":
-            return form if "://" not in value and assigned_secret(name, value) else None
+        if form in JUDGED:
+            return JUDGED[form](name, value)
         return form if form not in GUESSED or random_enough(value) else None
 
     def _cookie_values(self, line: str, offset: int) -> list[Span]:
@@ -206,6 +209,29 @@ class CredentialFinder:
                     best = (first, last)
                 at = spelling.find(text[start:end], at + 1)
         return best
+
+
+def _unquoted(text: str, start: int, end: int) -> tuple[int, int]:
+    """A value without the quotes around it (or the opening one, where it never closed)."""
+    if end > start and text[start] in "'\"":
+        closed = end - start > 1 and text[end - 1] == text[start]
+        return start + 1, end - closed
+    return start, end
+
+
+def _bare_aws_secrets(text: str, contexts: list[int], found: list[Span], offset: int) -> list[Span]:
+    """Section 17: each bare AWS secret access key within `AWS_REACH` characters after an AWS
+    context, where nothing found already covers it."""
+    taken = [(s.start - offset, s.end - offset) for s in found]
+    spans: list[Span] = []
+    for context in contexts:
+        for match in AWS_SECRET.finditer(text, context, context + AWS_REACH):
+            start, end = match.span()
+            clear = all(end <= a or start >= b for a, b in taken)
+            if clear and aws_secret_shaped(match.group()):
+                taken.append((start, end))
+                spans.append(Span(offset + start, offset + end, "aws_secret_access_key"))
+    return spans
 
 
 def _common_run(text: str, start: int, end: int, spelling: str, at: int) -> tuple[int, int]:

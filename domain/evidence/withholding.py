@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from domain.events import EvidenceTransformed, RecordingWithheld, RerunRequested
+from domain.evidence import redaction
 from domain.evidence.pipeline import Applied
 
 FileEvents = list[EvidenceTransformed | RecordingWithheld | RerunRequested]
@@ -21,6 +22,16 @@ def withhold(run_id: str, kind: str, raw_sha256: str, reason: str) -> FileEvents
     ]
 
 
+def recorded_input(applied: Applied) -> str:
+    """Section 17 (issue 26): the input of a security redaction that changed something held a
+    credential; its SHA-256 would let anyone test guesses of it offline (a password, a short
+    key: the rest of the file is public), and nobody could check it, as those bytes are never
+    kept: it is not recorded (""). Every other input is the output before it, and recorded."""
+    if applied.transform == redaction.NAME and applied.input_sha256 != applied.output_sha256:
+        return ""
+    return applied.input_sha256
+
+
 def transformed(run_id: str, kind: str, applied: Sequence[Applied]) -> FileEvents:
     """Section 17: every transform applied to a served copy, with what went in and out."""
     return [
@@ -29,7 +40,7 @@ def transformed(run_id: str, kind: str, applied: Sequence[Applied]) -> FileEvent
             kind=kind,
             transform=a.transform,
             version=a.version,
-            input_sha256=a.input_sha256,
+            input_sha256=recorded_input(a),
             output_sha256=a.output_sha256,
             counts=a.counts,
         )

@@ -7,6 +7,7 @@ import msgspec
 
 from domain.errors import NotFound
 from domain.state.methodology import Methodology
+from domain.state.records import EvidenceCopy
 
 MEDIA_TYPES = {"cast": "application/x-asciicast", "log": "text/plain; charset=utf-8"}
 """The files a run serves, and how."""
@@ -16,7 +17,9 @@ class EvidenceView(msgspec.Struct, frozen=True, kw_only=True):
     """One of a run's files as served (section 17): fingerprints and the transforms applied."""
 
     raw_sha256: str
-    """The file as it arrived."""
+    """The file of the evidence layer: what arrived, security-redacted before it was kept (the
+    run's evidence fingerprint); what arrived itself only where nothing was redacted in it (a
+    hash of bytes that held a credential is never published, issue 26)."""
     served_sha256: str | None
     transforms: list[str]
     counts: dict[str, int]
@@ -38,10 +41,18 @@ class ServedCopy(msgspec.Struct, frozen=True, kw_only=True):
     """Section 17: while any file of the run is withheld, every file of it is."""
 
 
+def kept_sha256(copy: EvidenceCopy) -> str:
+    """Section 17 (issue 26): the file of the evidence layer: the security redaction's output
+    (what was kept), or where there was none (quoted text, a file not kept) the first step's
+    input, or where that was not recorded (a text whose private key was masked) the text as
+    recorded; never what arrived where redaction changed it (recorded before issue 26)."""
+    return copy.stored_sha256 or copy.raw_sha256 or copy.served_sha256 or ""
+
+
 def evidence_views(state: Methodology, run_id: str) -> dict[str, EvidenceView]:
     return {
         kind: EvidenceView(
-            raw_sha256=copy.raw_sha256,
+            raw_sha256=kept_sha256(copy),
             served_sha256=copy.served_sha256,
             transforms=list(copy.transforms),  # copies: the fold adds to a copy's in place
             counts=dict(copy.counts),
@@ -67,7 +78,7 @@ def served_copy(state: Methodology, as_of: int, run_id: str, kind: str) -> Serve
     return ServedCopy(
         kind=kind,
         media_type=MEDIA_TYPES[kind],
-        raw_sha256=copy.raw_sha256,
+        raw_sha256=kept_sha256(copy),
         served_sha256=copy.served_sha256,
         transforms=list(copy.transforms),
         withheld="; ".join(withheld) or None,

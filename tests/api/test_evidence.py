@@ -99,14 +99,17 @@ def test_raw_and_served_fingerprints_and_the_transform_events_agree(evidence: Ev
     for kind, case in [("cast", SPLIT_KEY), ("log", SECRET_PEM)]:
         copy = view.evidence[kind]
         raw = getattr(view.run.evidence, kind)
-        assert copy.raw_sha256 == raw.sha256 == sha256(case.content)
+        # the evidence layer is the file as kept: what arrived, security-redacted (issue 26:
+        # no hash of bytes that held a credential is recorded or shown)
+        kept = evidence.store.path(copy.stored_sha256).read_bytes()
+        assert copy.raw_sha256 == raw.sha256 == copy.stored_sha256 == sha256(kept)
+        assert (sha256(case.content) == raw.sha256) is (kind == "log")
         served = evidence.store.path(copy.served_sha256).read_bytes()
         assert sha256(served) == copy.served_sha256
         # kept as it came but for its credentials, redacted before anything was written: the
         # recording held the run's key, so what arrived was never stored; the log held only a
         # generated key, which the kept layer keeps (masked on the served copy only)
-        kept = evidence.store.path(copy.stored_sha256).read_bytes()
-        assert evidence.store.path(raw.sha256).exists() is (kind == "log")
+        assert evidence.store.path(sha256(case.content)).exists() is (kind == "log")
         assert MODEL_KEY.encode() not in kept
         assert all(body.encode() in kept for body in case.secrets if case is SECRET_PEM)
         steps = [e for e in transformed if e["kind"] == kind]
@@ -114,12 +117,12 @@ def test_raw_and_served_fingerprints_and_the_transform_events_agree(evidence: Ev
             [f"{s['transform']}@{s['version']}" for s in steps]
             == copy.transforms
             == [
-                "security-redaction@1",
-                "generated-key-mask@1",
+                "security-redaction@2",
+                "generated-key-mask@2",
                 "neutral-branding@1",
             ]
         )
-        assert steps[0]["input_sha256"] == copy.raw_sha256
+        assert steps[0]["input_sha256"] == ("" if kind == "cast" else copy.stored_sha256)
         assert steps[0]["output_sha256"] == copy.stored_sha256
         assert [s["input_sha256"] for s in steps[1:]] == [s["output_sha256"] for s in steps[:-1]]
         assert steps[-1]["output_sha256"] == copy.served_sha256
@@ -194,7 +197,7 @@ def test_trace_shows_fingerprints_and_transforms(
         human = argusic(cli_env, command, "r1").stdout
         assert copies["cast"].served_sha256 in human
         assert copies["log"].raw_sha256 in human
-        assert "generated-key-mask@1" in human
+        assert "generated-key-mask@2" in human
         assert "private key material masked" in human
 
 

@@ -134,11 +134,12 @@ def test_the_served_recording_shows_neither_the_key_nor_the_private_key(rig: Rig
     assert recorded is not None
     assert recorded.evidence.cast is not None
     # the agent did print its key, but the kept file was redacted before it was written
-    # (section 17): what arrived is not stored, and the kept layer keeps the generated key
-    assert not store.path(recorded.evidence.cast.sha256).exists()
+    # (section 17): what arrived is not stored, and the kept layer keeps the generated key;
+    # the run's fingerprint is the kept file's (issue 26: no hash of what held the key)
     kept = [p.read_bytes() for p in rig.settings.home.rglob("*") if p.is_file()]
     assert not any(secret.encode() in data for data in kept)  # nowhere at rest, raw files included
     state = ProjectionReader(rig.ledger, MethodologyProjection()).latest()
+    assert recorded.evidence.cast.sha256 == state.evidence["r-key"]["cast"].stored_sha256
     kept_cast = store.path(state.evidence["r-key"]["cast"].stored_sha256 or "").read_bytes()
     body = kept_cast.split(b"BEGIN OPENSSH PRIVATE KEY-----")[1].split(b"\\r\\n")[1]
     assert len(body) > 40

@@ -14,8 +14,19 @@ import pytest
 from domain.evidence.asciicast import RecordingError, parse, split_lines, timings
 from domain.evidence.masking import ANSI, Masker, Stage, Withhold, mask_text
 from domain.evidence.pipeline import Derivation, section_17
-from domain.evidence.redaction import CredentialFinder
-from tests.evidence_corpus import BANNERS, Case, clean, planted
+from domain.evidence.redaction import MARKER, CredentialFinder
+from tests.evidence_corpus import (
+    BANNERS,
+    PREAMBLE,
+    TAIL,
+    Case,
+    Plant,
+    _colour,
+    _split,
+    clean,
+    planted,
+    recording,
+)
 
 PLANTED, CLEAN = planted(), clean()
 WINDOW = 12
@@ -81,9 +92,29 @@ def test_every_served_recording_parses_and_keeps_its_timings(case: Case) -> None
     assert timings([served]) == timings([case.content])
     original, after = served_events(case.content), served_events(served)
     assert [(time, code) for time, code, _ in after] == [(t, c) for t, c, _ in original]
-    # masked in place: every event keeps its length (so its cursor moves) and its colours
-    assert [len(data) for *_, data in after] == [len(data) for *_, data in original]
+    # every event stays, with its colours; what is masked became a marker (issue 26)
     assert [ANSI.findall(d) for *_, d in after] == [ANSI.findall(d) for *_, d in original]
+    assert MARKER in shown("cast", served) or case.name.startswith("pem_private_key")
+
+
+@pytest.mark.parametrize("placement", ["whole", "split", "colour"])
+def test_a_mask_does_not_keep_the_secrets_length(placement: str) -> None:
+    """Issue 26: a mask that kept each secret's length told a guesser how long it was; two
+    secrets of different lengths give the same served copy, printed whole, cut across two
+    events, or in colour."""
+    served = set()
+    for secret in ["sk-" + "Zx81kQ0pLm2nB7vC4xRt" * 2, "sk-" + "Zx81kQ0pLm2nB7vC4xRt" * 5]:
+        plant = Plant(f"OPENAI_KEY used: {secret}\r\n", [secret])
+        texts = {
+            "whole": [plant.text],
+            "split": _split(plant.text, secret),
+            "colour": [_colour(plant.text, secret)],
+        }[placement]
+        case = Case(placement, "cast", recording([*PREAMBLE, *texts, *TAIL]), [secret])
+        served.add(derive(case)[0])
+        assert timings([derive(case)[0]]) == timings([case.content])
+    assert len(served) == 1
+    assert f"OPENAI_KEY used: {MARKER}" in shown("cast", served.pop())
 
 
 def served_events(content: bytes) -> list[tuple[str, str, str]]:
@@ -119,7 +150,7 @@ def test_a_log_keeps_bytes_that_are_not_utf8() -> None:
     served = b"".join(derivation.log(chunks(content, 3)))
     assert served.startswith(b"caf\xe9 \xff\xfe ok\n")
     assert b"A1b2C3d4E5f6" not in served
-    assert len(served) == len(content)
+    assert served == b"caf\xe9 \xff\xfe ok\n[REDACTED]\n"
 
 
 def test_the_counts_name_the_form_not_the_secret() -> None:
@@ -180,13 +211,14 @@ def token(n: int) -> str:
     return f"ghp_{n:04d}aBcDeFgHiJkLmNoPqRsTuVwXyZ0123456789"
 
 
-def test_masking_across_pieces_equals_masking_the_whole_text() -> None:
+@pytest.mark.parametrize("marker", [None, MARKER], ids=["in-place", "marker"])
+def test_masking_across_pieces_equals_masking_the_whole_text(marker: str | None) -> None:
     """The settling point never cuts a span: small chunks give what one text gives."""
     text = "".join(
         f"line {n} \x1b[3{n % 7}m{token(n) if n % 5 == 0 else 'plain'}\x1b[0m\r\n"
         for n in range(400)
     )
-    stages = [Stage(CredentialFinder())]
+    stages = [Stage(CredentialFinder(), marker=marker)]
     whole, counts = mask_text(stages, text)
     for size in (1, 5, 64):
         pieces = [text[i : i + size] for i in range(0, len(text), size)]
