@@ -26,7 +26,6 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.artifacts import FileArtifactStore
 from adapters.banners import banner_patterns
-from adapters.clock import utc_now
 from api.services.demo import load_demo
 from api.wiring import Settings, init
 from tests.servers import free_port, stop, wait_for
