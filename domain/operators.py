@@ -99,11 +99,11 @@ def signed_in_time(signed_at: datetime, appended_at: datetime) -> bool:
 def signing_key(signed: Signed, keys: Mapping[str, OperatorKey]) -> str | None:
     """The verifier key the signature must verify with: the registered one, or for the first
     owner its own, which the action carries."""
-    key = keys.get(signed.key_id)
+    key, action = keys.get(signed.key_id), signed.action
     if key is not None:
         return key.public_key
-    if first_owner(signed, keys):
-        return signed.action.public_key  # type: ignore[union-attr]
+    if first_owner(signed, keys) and isinstance(action, AddOperator):
+        return action.public_key
     return None
 
 

@@ -144,12 +144,11 @@ def mallory_owns(world: World) -> list[DomainEvent]:
     registered = OperatorRegistered(
         name="mallory", key_id=key_id, public_key=str(mallory.verifier), role="owner"
     )
-    rita = world.reads().latest().authority.operators
-    (rita_key,) = rita.values()
     revoke = acted(
-        sign(mallory, RevokeOperator(name=OWNER), 1, world.ledger.clock(), world.ledger.origin)
+        sign(mallory, RevokeOperator(name=OWNER), 1, world.ledger.clock(), world.ledger.origin), 1
     )
-    return [registered, revoke, OperatorRevoked(name=OWNER, key_id=rita_key.key_id)]
+    rita = owner(world).verifier.key_id.hex()
+    return [registered, revoke, OperatorRevoked(name=OWNER, key_id=rita)]
 
 
 def voided(run_id: str, reason: str) -> list[DomainEvent]:
@@ -366,6 +365,29 @@ def test_an_action_judged_before_the_ledger_moved_is_judged_again(world: World) 
         desk._append_at(stale, stale_state, stale_head, first=False)
     with pytest.raises(Rejected, match="not above the last approval"):
         desk.submit(signed_action(world, owner(world), ApprovePublication(position=low)))
+
+
+def test_an_action_judged_before_its_keys_revocation_landed_is_refused(world: World) -> None:
+    """A revocation and an action by the revoked key at once: the action, judged before the
+    revocation was appended, is judged again after it and refused."""
+    bob = Signer.generate("bob")
+    world.act(
+        {
+            "action": "add_operator",
+            "name": "bob",
+            "public_key": str(bob.verifier),
+            "role": "operator",
+        }
+    )
+    desk = action_desk(world.ledger)
+    stale_state, stale_head = desk.reader.latest(), world.ledger.size()
+    bobs = signed_action(world, bob, CloseCycle(cycle="2026-09"))
+    world.act({"action": "revoke_operator", "name": "bob"})
+    with pytest.raises(HeadMoved):
+        desk._append_at(bobs, stale_state, stale_head, first=False)
+    with pytest.raises(Rejected, match="revoked"):
+        desk.submit(bobs)
+    assert "2026-09" not in world.reads().latest().closed
 
 
 def test_approvals_at_once_never_go_back(world: World, settings: Settings) -> None:
