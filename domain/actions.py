@@ -278,68 +278,69 @@ def decide(
     ]
 
 
-def binds(action: OperatorAction, operator: str, fact: DomainEvent) -> bool:  # noqa: PLR0911
+NAMED: dict[tuple[type[Action], type[DomainEvent]], tuple[tuple[str, str], ...]] = {
+    (ApprovePublication, PublicationApproved): (("position", "position"),),
+    (AddOperator, OperatorRegistered): (
+        ("name", "name"),
+        ("public_key", "public_key"),
+        ("role", "role"),
+    ),
+    (RevokeOperator, OperatorRevoked): (("name", "name"),),
+    (CloseCycle, CycleClosed): (("cycle", "cycle"),),
+    (Review, ProjectReviewed): (
+        ("project_id", "project"),
+        ("cycle", "cycle"),
+        ("finding", "finding"),
+        ("note", "note"),
+    ),
+    (DisputeOpen, DisputeOpened): (
+        ("run_id", "run_id"),
+        ("claimant", "claimant"),
+        ("claim", "claim"),
+    ),
+    (DisputeResolve, DisputeResolved): (
+        ("dispute", "dispute"),
+        ("outcome", "outcome"),
+        ("note", "note"),
+    ),
+    (ReleaseHold, HoldReleased): (("hold", "hold"), ("note", "note")),
+    (ApproveRevision, RevisionApproved): (("benchmark", "benchmark"), ("snapshot", "snapshot")),
+    (ApproveAlias, AliasApproved): (
+        ("source", "source"),
+        ("name", "name"),
+        ("group", "group"),
+        ("justification", "justification"),
+    ),
+}
+"""Each kind of fact an action decides, and what it names as the action named it (the fact's
+field, the action's)."""
+SIGNER: dict[type[DomainEvent], str] = {ProjectReviewed: "reviewer"}
+"""The field of a fact that names who decided it, where it is not `operator` (keys' facts name
+none)."""
+
+
+def binds(action: OperatorAction, operator: str, fact: DomainEvent) -> bool:
     """Whether `fact` is one that the signed `action` by `operator` decides: its kind, and the
-    things it names. A decision fact that no action before it in its batch binds was appended
-    without authority."""
-    match action, fact:
-        case ApprovePublication(), PublicationApproved():
-            return (fact.position, fact.operator) == (action.position, operator)
-        case AddOperator(), OperatorRegistered():
-            return (fact.name, fact.public_key, fact.role) == (
-                action.name,
-                action.public_key,
-                action.role,
-            )
-        case RevokeOperator(), OperatorRevoked():
-            return fact.name == action.name
-        case CloseCycle(), CycleClosed():
-            return (fact.cycle, fact.operator) == (action.cycle, operator)
-        case Review(), ProjectReviewed():
-            return (fact.project_id, fact.cycle, fact.finding, fact.note, fact.reviewer) == (
-                action.project,
-                action.cycle,
-                action.finding,
-                action.note,
-                operator,
-            )
-        case Review(finding="environment"), RunVoided() | RerunRequested():
+    things it names. A decision fact that no action with authority binds counts nowhere."""
+    named = NAMED.get((type(action), type(fact)))
+    if named is not None:
+        signer = getattr(fact, SIGNER.get(type(fact), "operator"), operator)
+        same = all(getattr(fact, f) == getattr(action, a) for f, a in named)
+        return same and signer == operator
+    if isinstance(fact, RunVoided | RerunRequested):
+        return repeats(action, fact)
+    return False
+
+
+def repeats(action: OperatorAction, fact: RunVoided | RerunRequested) -> bool:
+    """Whether a run voided or asked for again is one `action` sets aside: an environment review's
+    (section 15), or a dispute resolved by a rerun, of its own run (section 19)."""
+    match action:
+        case Review(finding="environment"):
             return fact.reason == environment_fault(action.note)
-        case DisputeOpen(), DisputeOpened():
-            return (fact.run_id, fact.claimant, fact.claim, fact.operator) == (
-                action.run_id,
-                action.claimant,
-                action.claim,
-                operator,
-            )
-        case DisputeResolve(), DisputeResolved():
-            return (fact.dispute, fact.outcome, fact.note, fact.operator) == (
-                action.dispute,
-                action.outcome,
-                action.note,
-                operator,
-            )
-        case DisputeResolve(outcome="rerun"), RunVoided() | RerunRequested():
-            return (fact.run_id, fact.reason) == (
-                disputed_run(action.dispute),
-                corrected_after(action.dispute, action.note),
-            )
-        case ReleaseHold(), HoldReleased():
-            return (fact.hold, fact.note, fact.operator) == (action.hold, action.note, operator)
-        case ApproveRevision(), RevisionApproved():
-            return (fact.benchmark, fact.snapshot, fact.operator) == (
-                action.benchmark,
-                action.snapshot,
-                operator,
-            )
-        case ApproveAlias(), AliasApproved():
-            return (fact.source, fact.name, fact.group, fact.justification, fact.operator) == (
-                action.source,
-                action.name,
-                action.group,
-                action.justification,
-                operator,
-            )
+        case DisputeResolve(outcome="rerun"):
+            reason = corrected_after(action.dispute, action.note)
+            return (fact.run_id, fact.reason) == (disputed_run(action.dispute), reason)
     return False
 
 

@@ -107,7 +107,7 @@ def signing_key(signed: Signed, keys: Mapping[str, OperatorKey]) -> str | None:
     return None
 
 
-def refusal(
+def refusals(
     signed: Signed,
     keys: Mapping[str, OperatorKey],
     last_sequence: int,
@@ -115,25 +115,12 @@ def refusal(
     signature_holds: bool,
     ledger: str | None,
     appended_at: datetime,
-) -> str | None:
-    """Why a signed action has no authority, or None when it has: its key is registered and
-    not revoked (or it is the first owner registering itself), its signature holds, its
-    sequence is the key's next (a replayed or reordered action is refused), it is for this
-    ledger (`ledger`; None: the first owner's action names it), it was signed in time, and its
-    signer's role allows it. The first that fails is named."""
-    reasons = _refusals(signed, keys, last_sequence, signature_holds, ledger, appended_at)
-    return next(reasons, None)
-
-
-def _refusals(  # noqa: PLR0917
-    signed: Signed,
-    keys: Mapping[str, OperatorKey],
-    last_sequence: int,
-    signature_holds: bool,
-    ledger: str | None,
-    appended_at: datetime,
 ) -> Iterator[str]:
-    """Every rule `refusal` checks that fails, in its order (lazily: the first is enough)."""
+    """Why a signed action has no authority, in this order, lazily (the first is the one named;
+    none when it has authority): its key is registered and not revoked (or it is the first owner
+    registering itself), its signature holds, its sequence is the key's next (a replayed or
+    reordered action is refused), it is for this ledger (`ledger`; None: the first owner's action
+    names it), it was signed in time, and its signer's role allows it."""
     if signed.signed_at.utcoffset() != timedelta(0):
         yield "signed_at must be a UTC timestamp, written with Z"
     key = keys.get(signed.key_id)

@@ -26,7 +26,8 @@ from domain.events.operators import (
     ReleaseHold,
     action_name,
 )
-from domain.operators import SignedAction, first_owner, refusal, signing_key
+from domain.operators import SignedAction, first_owner
+from domain.state.authority import judge
 from domain.state.methodology import Methodology
 from ledger.actions import SIGNATURES, acted, sign
 from ledger.ledger import Ledger
@@ -107,24 +108,7 @@ def judged(
     """The events a signed action appends right after `head`, judged against `state` (the
     ledger up to it) as every fold will judge it where it is read; a refusal names what
     failed."""
-    authority = state.authority
-    if signed.ledger != ledger.origin:
-        raise Rejected(
-            "operators",
-            f"the action was signed for ledger {signed.ledger!r}, not for this one "
-            f"({ledger.origin}): an action counts only on the ledger it names",
-        )
-    public_key = signing_key(signed, authority.operators)
-    holds = public_key is not None and SIGNATURES.holds(signed, public_key)
-    last = authority.sequences.get(signed.key_id, 0)
-    why = refusal(
-        signed,
-        authority.operators,
-        last,
-        signature_holds=holds,
-        ledger=ledger.origin,
-        appended_at=now,
-    )
+    _, why = judge(state.authority, signed, now, SIGNATURES, ledger.origin)
     if why:
         raise Rejected("operators", why)
     action = signed.action

@@ -22,8 +22,27 @@ from domain.events import (
     OperatorRevoked,
     PublicationApproved,
 )
-from domain.operators import Signatures, refusal, signing_key
+from domain.operators import Signatures, Signed, refusals, signing_key
 from domain.state.records import Approval, Authority, OperatorKey, Window
+
+
+def judge(
+    authority: Authority,
+    signed: Signed,
+    appended_at: datetime,
+    signatures: Signatures,
+    ledger: str | None,
+) -> tuple[bool, str | None]:
+    """A signed action against `authority`: whether its signature is a registered key's own at
+    that key's next sequence, and why it has no authority (None when it has), for the ledger of
+    origin `ledger` (None: the first owner's action names it)."""
+    keys, last = authority.operators, authority.sequences.get(signed.key_id, 0)
+    public_key = signing_key(signed, keys)
+    holds = public_key is not None and signatures.holds(signed, public_key)
+    reasons = refusals(
+        signed, keys, last, signature_holds=holds, ledger=ledger, appended_at=appended_at
+    )
+    return holds and signed.sequence == last + 1, next(reasons, None)
 
 
 def admit(
@@ -38,15 +57,9 @@ def admit(
     sequence takes that sequence even when the action is refused, so its signer's next action is
     still its next."""
     authority.window = None
-    keys = authority.operators
-    last = authority.sequences.get(acted.key_id, 0)
-    public_key = signing_key(acted, keys)
-    holds = public_key is not None and signatures.holds(acted, public_key)
-    if holds and acted.sequence == last + 1:
+    genuine, why = judge(authority, acted, appended_at, signatures, authority.ledger)
+    if genuine:
         authority.sequences[acted.key_id] = acted.sequence
-    why = refusal(
-        acted, keys, last, signature_holds=holds, ledger=authority.ledger, appended_at=appended_at
-    )
     if why is not None:
         return why
     if authority.ledger is None:

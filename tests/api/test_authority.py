@@ -331,7 +331,7 @@ def test_the_cli_signs_for_another_ledger_only_when_told_and_that_ledger_refuses
         "--ledger",
         STAGING,
         "--sequence",
-        "9",
+        str(world.reads().latest().authority.next_sequence(owner(world).verifier.key_id.hex())),
     )
     assert away.returncode == 0, away.stderr
     assert json.loads(away.stdout)["ledger"] == STAGING
