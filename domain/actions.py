@@ -25,6 +25,7 @@ from domain.events import (
     RerunRequested,
     RevisionApproved,
     RunVoided,
+    StreamHeadsCommitted,
 )
 from domain.events.operators import (
     Action,
@@ -280,6 +281,7 @@ def decide(
 
 NAMED: dict[tuple[type[Action], type[DomainEvent]], tuple[tuple[str, str], ...]] = {
     (ApprovePublication, PublicationApproved): (("position", "position"),),
+    (ApprovePublication, StreamHeadsCommitted): (("position", "position"),),
     (AddOperator, OperatorRegistered): (
         ("name", "name"),
         ("public_key", "public_key"),
@@ -346,6 +348,7 @@ def repeats(action: OperatorAction, fact: RunVoided | RerunRequested) -> bool:
 
 DECISION_FACTS: tuple[type[DomainEvent], ...] = (
     PublicationApproved,
+    StreamHeadsCommitted,
     OperatorRegistered,
     OperatorRevoked,
     CycleClosed,

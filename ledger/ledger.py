@@ -14,6 +14,7 @@ from domain.errors import IntegrityFailure, NotFound
 from domain.events import DomainEvent, require_utc
 from ledger import codec
 from ledger.batch import KEEP_FROM_LEVEL, Entry, StoredRow
+from ledger.heads_map import Head
 from ledger.merkle import (
     Range,
     consistency_plan,
@@ -163,6 +164,11 @@ class Ledger:
             last[event.stream] = last.get(event.stream, 0) + 1
             placed.append(NewEvent(event, last[event.stream]))
         return placed
+
+    def stream_heads(self, size: int) -> list[Head]:
+        """Every stream's head as of the first `size` events, in the order of their names: the
+        leaves of `ledger.heads_map`'s map."""
+        return sorted(Head(*row) for row in self.recorder.select_stream_heads(size))
 
     def checkpoint(self, size: int | None = None) -> Checkpoint:
         checkpoint = self.recorder.checkpoint(size)

@@ -7,7 +7,7 @@ Needs only the Python standard library, `cryptography`, and its two neighbours
         [--export events.jsonl] [--inclusion proof.json] \\
         [--consistency proof.json [--old-checkpoint old.txt]]
     python -m ledger.offline_verify --key VERIFIER_KEY --trace trace.json
-    python -m ledger.offline_verify bundle DIR [--key VERIFIER_KEY]   (needs the project)
+    python -m ledger.offline_verify bundle DIR --key VERIFIER_KEY   (needs the project's domain)
 
 A checkpoint file is a signed note, or the JSON that `argusic ledger checkpoint --json` prints.
 Prints one JSON document; exits 0 when everything checks out, 3 when something does not,
@@ -173,25 +173,12 @@ def check_consistency(
 
 
 def bundle_main(argv: Sequence[str]) -> int:
-    """`bundle DIR [--key KEY]`: an audit bundle (`argusic audit bundle`), checked offline."""
-    parser = argparse.ArgumentParser(prog="python -m ledger.offline_verify bundle")
-    parser.add_argument("folder", type=Path)
-    parser.add_argument("--key", help="the ledger's verifier key (default: the bundle's)")
-    args = parser.parse_args(argv)
-    # Imported here: bundles recompute figures with the project's rules; the rest of this
-    # verifier needs only its two neighbours.
-    from ledger.audit_bundle import BundleFailed, check_bundle  # noqa: PLC0415
+    """`bundle DIR --key KEY`: an audit bundle (`argusic audit bundle`), checked by
+    `ledger.offline_bundle`, imported here: a bundle's figure is recomputed with the project's
+    rules, while the rest of this verifier needs only its two neighbours."""
+    from ledger import offline_bundle  # noqa: PLC0415
 
-    try:
-        result = check_bundle(args.folder, args.key)
-    except OSError as e:
-        print(json.dumps({"ok": False, "error": str(e)}))
-        return 2
-    except (BundleFailed, ValueError, KeyError) as e:
-        print(json.dumps({"ok": False, "error": str(e)}))
-        return 3
-    print(json.dumps(result))
-    return 0
+    return offline_bundle.main(argv)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

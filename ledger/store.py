@@ -291,6 +291,16 @@ class LedgerRecorder(ApplicationRecorder, ABC):
             )
         return found
 
+    def select_stream_heads(self, upto: int) -> list[tuple[str, int, bytes]]:
+        """Each stream's last version among the events up to `upto`, with that event's hash."""
+        rows = self._fetchall(
+            "SELECT e.stream, e.version, e.hash FROM ledger_events e JOIN ("
+            "SELECT stream, max(version) AS version FROM ledger_events WHERE position <= ? "
+            "GROUP BY stream) h ON e.stream = h.stream AND e.version = h.version",
+            (upto,),
+        )
+        return [(stream, version, _bytes(hash_)) for stream, version, hash_ in rows]
+
     def checkpoint(self, size: int | None = None) -> Checkpoint | None:
         """The checkpoint of that size, or the latest one."""
         if size is None:

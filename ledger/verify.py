@@ -1,5 +1,6 @@
 """`argusic ledger verify`: recompute every hash, node, root and signature from the stored
-events alone, check that every decision had authority (`ledger.decisions`), and name the first
+events alone, check that every decision had authority (`ledger.decisions`) and that every
+approval's commitment to the streams' heads is theirs (`ledger.heads_map`), and name the first
 position that does not hold.
 
 A verify covers a range of positions that starts at a checkpoint: the tree is grown from that
@@ -20,10 +21,12 @@ from typing import Any
 
 import msgspec
 
+from domain.events import StreamHeadsCommitted
 from ledger import codec
 from ledger.batch import KEEP_FROM_LEVEL, StoredRow
 from ledger.collector import collector_paused
 from ledger.decisions import CHECKED_TYPES, decision_problems
+from ledger.heads_map import map_root
 from ledger.ledger import Ledger, prefetched_pages
 from ledger.merkle import extend, leaf_hash, root_from_frontier
 from ledger.sealing import Checkpoint
@@ -259,7 +262,8 @@ def verify(
     else:
         parts = _in_processes(ranges, opener, progress)  # type: ignore[arg-type]
     actions, authority = _authority(ledger, begin, parts)
-    found = [p for part in parts for p in part.problems] + authority
+    heads = _commitments(ledger, begin, upto)
+    found = [p for part in parts for p in part.problems] + authority + heads
     problems = sorted(dict.fromkeys(found), key=lambda p: p.position)
     head = ledger.recorder.checkpoint() if upto is None else None
     return VerifyReport(
@@ -289,6 +293,33 @@ def _authority(ledger: Ledger, begin: int, parts: list[_Part]) -> tuple[int, lis
     except msgspec.DecodeError:  # not an event: already named by the ranges' checks
         return 0, []
     return checked, [Problem(position, reason) for position, reason in found]
+
+
+def _commitments(ledger: Ledger, begin: int, upto: int | None) -> list[Problem]:
+    """Each approval's commitment to the streams' heads in the range is the map of the stored
+    events as of the size it names (`ledger.heads_map`)."""
+    end = upto if upto is not None else ledger.size()
+    problems = []
+    for position, canonical in ledger.recorder.select_typed({"StreamHeadsCommitted"}, begin, end):
+        try:
+            said = codec.decode(canonical).event
+        except msgspec.DecodeError:  # not an event: already named by the ranges' checks
+            continue
+        if not isinstance(said, StreamHeadsCommitted):
+            continue
+        heads = ledger.stream_heads(min(said.size, position - 1))
+        if said.size >= position or (said.streams, said.root) != (
+            len(heads),
+            map_root(heads).hex(),
+        ):
+            problems.append(
+                Problem(
+                    position,
+                    f"event {position}: the streams' heads as of {said.size} are not the ones "
+                    "it commits to",
+                )
+            )
+    return problems
 
 
 def _split(

@@ -1,46 +1,40 @@
 """`audit bundle FIGURE --out DIR`: a public figure with everything an auditor needs to
-recompute it offline: the events it depends on, each with its inclusion proof against one
-signed checkpoint (the one sealed with the approval that published it), the ledger's key, the
-operators' keys and approvals (`python -m ledger.offline_verify bundle DIR` checks it)."""
+recompute it offline: every event of the streams it is folded from (the operators' keys, actions
+and approvals among them), each with its inclusion proof against one signed checkpoint (the one
+sealed with the approval that published it), and the proof that no event of those streams is
+left out (`ledger.heads_map`). `python -m ledger.offline_verify bundle DIR --key KEY` checks it."""
 
 from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import Any
 
 import msgspec
 
 from domain.errors import InvalidInput
-from domain.state.figures import leaderboard_figure, parse_figure, run_figure, siiq_figure
+from domain.events import StreamHeadsCommitted
+from domain.state.figures import (
+    FIGURE_STREAMS,
+    leaderboard_figure,
+    parse_figure,
+    run_figure,
+    siiq_figure,
+)
 from domain.state.methodology import Methodology
 from domain.state.publication import public_state
+from domain.state.records import Approval
+from ledger import codec
 from ledger.export import proved_line
+from ledger.heads_map import Head, span
 from ledger.ledger import Ledger
+from ledger.sealing import Checkpoint
 from projections.methodology import MethodologyProjection
 from projections.runner import ReadModel
 from projections.siiq import SiiqProjection
 
-OPERATOR_TYPES = frozenset(
-    {"OperatorActed", "OperatorRegistered", "OperatorRevoked", "PublicationApproved"}
-)
-"""Who may act, what they signed, and what they approved: in every bundle."""
-METHODOLOGY_TYPES = frozenset(
-    {
-        "EditionDrafted",
-        "RunRecorded",
-        "RunVoided",
-        "RerunRequested",
-        "ProjectReviewCleared",
-        "ProjectReviewed",
-        "AgentRegistered",
-        "CycleOpened",
-        "CycleClosed",
-        "DisputeOpened",
-        "DisputeResolved",
-    }
-)
-"""Every fact a run's or a leaderboard's figure is folded from."""
-SIIQ_TYPES = frozenset({"SiiqInputsRecorded", "CalibrationAccepted", "CalibrationRejected"})
+COMMITTED_WITHIN = 8
+"""An approval's commitment is among the few facts recorded with it."""
 
 
 class BundleReport(msgspec.Struct, frozen=True, kw_only=True):
@@ -60,26 +54,27 @@ def _value(kind: str, name: str, ledger: Ledger, approved: int) -> object:
 
 
 def write_bundle(figure: str, ledger: Ledger, state: Methodology, out: Path) -> BundleReport:
-    """The figure as the public sees it, with its events proved against the checkpoint sealed
-    with the latest approval."""
+    """The figure as the public sees it: every event of the streams it is folded from up to the
+    size the latest approval committed their heads at, with the proofs of those heads, and the
+    approval's own events; each event proved against the checkpoint sealed with the approval."""
     kind, name = parse_figure(figure)
     approval = state.published()
     if approval is None:
         raise InvalidInput("nothing is published yet: an operator approves a position first")
     value = _value(kind, name, ledger, approval.position)
-    checkpoint = ledger.checkpoint(approval.at)
-    figure_types = SIIQ_TYPES if kind == "siiq" else METHODOLOGY_TYPES
+    committed_at, commitment = _commitment(ledger, approval)
+    checkpoint = _sealed_with(ledger, committed_at)
+    heads = ledger.stream_heads(commitment.size)
+    proofs = {selection: _selection(heads, selection) for selection in FIGURE_STREAMS[kind]}
+    streams = {stream for proof in proofs.values() for stream, _, _ in proof["heads"]}
     out.mkdir(parents=True, exist_ok=True)
     count = 0
     with (out / "events.jsonl").open("wb") as events:
         for row in ledger.rows(0, checkpoint.size):
-            wanted = row.type in OPERATOR_TYPES or (
-                row.type in figure_types and row.position <= approval.position
-            )
-            if not wanted:
-                continue
-            events.write(proved_line(ledger, row, checkpoint.size))
-            count += 1
+            if row.position > commitment.size or row.stream in streams:
+                events.write(proved_line(ledger, row, checkpoint.size))
+                count += 1
+    (out / "heads.json").write_text(json.dumps(proofs, indent=1))
     (out / "checkpoint.json").write_text(
         json.dumps(
             {
@@ -100,3 +95,33 @@ def write_bundle(figure: str, ledger: Ledger, state: Methodology, out: Path) -> 
         events=count,
         out=str(out),
     )
+
+
+def _commitment(ledger: Ledger, approval: Approval) -> tuple[int, StreamHeadsCommitted]:
+    """The approval's commitment to the streams' heads, recorded right after it, and where."""
+    window = ledger.recorder.select_typed(
+        {"StreamHeadsCommitted"}, approval.at, approval.at + COMMITTED_WITHIN
+    )
+    for position, canonical in window:
+        event = codec.decode(canonical).event
+        if isinstance(event, StreamHeadsCommitted) and event.position == approval.position:
+            return position, event
+    raise InvalidInput(
+        f"the approval of {approval.position} commits to no stream heads (it was made before "
+        "bundles proved completeness): an operator approves a later position"
+    )
+
+
+def _sealed_with(ledger: Ledger, position: int) -> Checkpoint:
+    """The checkpoint sealed with the batch that holds `position`."""
+    return ledger.recorder.select_checkpoints(position - 1, 1)[0]
+
+
+def _selection(heads: list[Head], selection: str) -> dict[str, Any]:
+    """The streams of `selection` with a neighbour each side, and the proof of that range."""
+    first, given, proof = span(heads, selection)
+    return {
+        "first": first,
+        "heads": [[h.stream, h.version, h.hash.hex()] for h in given],
+        "proof": [h.hex() for h in proof],
+    }

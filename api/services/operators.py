@@ -1,7 +1,8 @@
 """Operators' signed actions (ARCHITECTURE.md, "Operators" and "Authority"): keys kept as files
 under `ARGUSIC_HOME/operators/`, registered in the ledger itself; every action signed for one
 ledger, verified and judged against the ledger's state at its head, then appended with the facts
-it decides, all at once, right after that head or not at all."""
+it decides, all at once, right after that head or not at all. An approval also commits to every
+stream's head as of that head (`ledger.heads_map`)."""
 
 from __future__ import annotations
 
@@ -17,7 +18,7 @@ from api.services.json_input import decoded
 from api.services.reader import ProjectionReader
 from domain.actions import Context, decide
 from domain.errors import InvalidInput, Rejected, SetupError
-from domain.events import DomainEvent
+from domain.events import DomainEvent, StreamHeadsCommitted
 from domain.events.operators import (
     AddOperator,
     ApprovePublication,
@@ -30,6 +31,7 @@ from domain.operators import SignedAction, first_owner
 from domain.state.authority import judge
 from domain.state.methodology import Methodology
 from ledger.actions import SIGNATURES, acted, sign
+from ledger.heads_map import map_root
 from ledger.ledger import Ledger
 from ledger.note import NoteError, Signer
 from ledger.signing_key import create_signer, load_signer
@@ -114,9 +116,22 @@ def judged(
     action = signed.action
     context = Context(head, SIGNATURES, *_siiq_guards(action, ledger, head))
     facts = decide(action, signed.operator, state, context)
-    if isinstance(action, ApprovePublication) and not ledger.recorder.checkpoint(action.position):
-        raise Rejected("section 1", f"position {action.position} is no signed checkpoint's size")
+    if isinstance(action, ApprovePublication):
+        if not ledger.recorder.checkpoint(action.position):
+            raise Rejected(
+                "section 1", f"position {action.position} is no signed checkpoint's size"
+            )
+        facts.append(committed_heads(ledger, action.position, head))
     return [acted(signed, len(facts)), *facts]
+
+
+def committed_heads(ledger: Ledger, position: int, size: int) -> StreamHeadsCommitted:
+    """An approval's commitment to every stream's head as of `size`, the ledger it judged: what
+    an audit bundle of the approved figures proves it left nothing out against."""
+    heads = ledger.stream_heads(size)
+    return StreamHeadsCommitted(
+        position=position, size=size, streams=len(heads), root=map_root(heads).hex()
+    )
 
 
 @dataclass(frozen=True)

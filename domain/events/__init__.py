@@ -37,6 +37,7 @@ from domain.events.operators import (
     OperatorRevoked,
     PublicationApproved,
     RevisionApproved,
+    StreamHeadsCommitted,
 )
 from domain.events.runner import (
     AgentExited,
@@ -131,6 +132,7 @@ DomainEvent = (
     | OperatorRegistered
     | OperatorRevoked
     | PublicationApproved
+    | StreamHeadsCommitted
     | DisputeOpened
     | DisputeResolved
     | HoldReleased
@@ -219,6 +221,7 @@ __all__ = [
     "SourceTableRecorded",
     "SourceType",
     "SourceUsed",
+    "StreamHeadsCommitted",
     "SweepCompleted",
     "TableSummary",
     "TestDepth",

@@ -165,6 +165,21 @@ class PublicationApproved(Event, frozen=True):
         return streams.PUBLICATION
 
 
+class StreamHeadsCommitted(Event, frozen=True):
+    """With an approval of `position`: the root of the map of every stream's head (its last
+    version and that event's hash) as of `size`, the ledger's size when the approval was judged
+    (`ledger.heads_map`); an audit bundle proves against it that it left no event out."""
+
+    position: Position
+    size: Position
+    streams: Position
+    root: Annotated[str, msgspec.Meta(pattern="^[0-9a-f]{64}$")]
+
+    @property
+    def stream(self) -> str:
+        return streams.STREAM_HEADS
+
+
 class CycleClosed(Event, frozen=True):
     cycle: str
     operator: str

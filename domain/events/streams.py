@@ -11,6 +11,8 @@ OPERATORS = "operators"
 """Every registration and revocation of an operator's key, in the order made."""
 PUBLICATION = "publication"
 """Every approval of a position for the public, in the order made."""
+STREAM_HEADS = "stream-heads"
+"""Every commitment to the streams' heads, one with each approval."""
 
 SIIQ_UPDATES = "siiq-updates"
 """Every SI-IQ update run, halt and cross-check refusal, in the order made."""
@@ -42,9 +44,13 @@ def review(project_id: str) -> str:
     return f"review:{project_id}"
 
 
+EVIDENCE = "evidence:"
+"""The prefix of every run's evidence streams."""
+
+
 def evidence(run_id: str, kind: str) -> str:
     """One of a run's files (or quoted texts) and the transforms applied to it."""
-    return f"evidence:{run_id}:{kind}"
+    return f"{EVIDENCE}{run_id}:{kind}"
 
 
 def rerun(run_id: str) -> str:

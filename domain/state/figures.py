@@ -9,11 +9,33 @@ from typing import Literal
 import msgspec
 
 from domain.errors import InvalidInput, NotFound
-from domain.events import CalibrationAccepted, SiiqInputsRecorded
+from domain.events import CalibrationAccepted, SiiqInputsRecorded, streams
 from domain.siiq.index import ModelEntry, build_index
 from domain.state.methodology import Methodology
 
 Kind = Literal["run", "leaderboard", "siiq"]
+
+AUTHORITY_STREAMS = (streams.OPERATORS, streams.operator_key(""), streams.PUBLICATION)
+"""Who may act, what each key signed, what was approved: every figure's authority."""
+METHODOLOGY_STREAMS = (
+    *AUTHORITY_STREAMS,
+    streams.agent(""),
+    streams.cycle(""),
+    streams.dispute(""),
+    streams.edition(""),
+    streams.EVIDENCE,
+    streams.rerun(""),
+    streams.review(""),
+    streams.run(""),
+)
+FIGURE_STREAMS: dict[Kind, tuple[str, ...]] = {
+    "run": METHODOLOGY_STREAMS,
+    "leaderboard": METHODOLOGY_STREAMS,
+    "siiq": (*AUTHORITY_STREAMS, streams.SIIQ_CALIBRATION, streams.siiq_inputs({})),
+}
+"""The streams each kind of figure is folded from, all of them (`ledger.heads_map`'s selections:
+a name ending in ":" selects every stream under it): an audit bundle holds every event of these
+up to the approval that published the figure, and proves it left none out."""
 
 
 class RunFigure(msgspec.Struct, frozen=True, kw_only=True):

@@ -42,10 +42,12 @@ def run_with_score(run_id: str, score: str) -> dict[str, Any]:
     }
 
 
-def verify(folder: Path) -> tuple[int, dict[str, Any]]:
-    """The real command, in a process with nothing but the bundle."""
+def verify(folder: Path, *key: str) -> tuple[int, dict[str, Any]]:
+    """The real command, in a process with nothing but the bundle, against the ledger's key as
+    the bundle says it (each test that doubts the key gives its own)."""
+    key = key or ("--key", json.loads((folder / "checkpoint.json").read_text())["public_key"])
     done = subprocess.run(
-        [sys.executable, "-m", "ledger.offline_verify", "bundle", str(folder)],
+        [sys.executable, "-m", "ledger.offline_verify", "bundle", str(folder), *key],
         capture_output=True,
         text=True,
         cwd=ROOT,

@@ -19,6 +19,7 @@ import pytest
 from litestar.testing import TestClient
 
 from api.http import create_app
+from api.services.audit import write_bundle
 from api.services.operators import operator_signer, sign_action
 from api.wiring import Argusic, Settings, open_ledger
 from domain.errors import Rejected
@@ -35,6 +36,7 @@ from domain.events import (
     PublicationApproved,
     RerunRequested,
     RunVoided,
+    StreamHeadsCommitted,
 )
 from domain.events.operators import (
     AddOperator,
@@ -47,6 +49,7 @@ from domain.operators import SignedAction
 from ledger.actions import acted, sign
 from ledger.ledger import Ledger
 from ledger.note import Signer
+from ledger.offline_bundle import BundleFailed, check_bundle
 from ledger.store import HeadMoved
 from ledger.verify import verify
 from tests.api.test_publication import CYCLE, ROSTER, agent, project, runs
@@ -208,8 +211,10 @@ FORGERIES: dict[str, Forgery] = {
 
 @pytest.mark.parametrize("forgery", FORGERIES)
 def test_a_decision_appended_without_authority_changes_no_public_answer(
-    forgery: str, world: World, settings: Settings
+    forgery: str, world: World, settings: Settings, tmp_path: Path
 ) -> None:
+    """And fails both verifiers: `ledger verify`, and the offline verifier of a bundle that
+    holds it (every bundle holds each event of its figure's streams)."""
     before = public_answers(world, settings)
     first = appended(world.ledger, FORGERIES[forgery](world))
     approve(world)  # a genuine approval of everything, the forgery included
@@ -219,6 +224,20 @@ def test_a_decision_appended_without_authority_changes_no_public_answer(
     assert not report.ok
     assert report.first_bad_position == first, report.problems
     assert "authority" in report.problems[0].reason
+    folder = tmp_path / "bundle"
+    write_bundle("leaderboard:2026-09", world.ledger, world.reads().latest(), folder)
+    with pytest.raises(BundleFailed, match=f"^event {first}: .*authority"):
+        check_bundle(folder, str(world.ledger.recorder.sealer.verifier))
+
+
+def test_a_forged_commitment_to_the_streams_heads_counts_nowhere(world: World) -> None:
+    """Appended on its own, with an approval's position: no approval commits with it."""
+    approved = approve(world)
+    forged = StreamHeadsCommitted(position=approved, size=1, streams=1, root="0" * 64)
+    first = appended(world.ledger, [forged])
+    report = verify(world.ledger)
+    assert [p.position for p in report.problems] == [first, first]
+    assert "StreamHeadsCommitted without authority" in report.problems[0].reason
 
 
 def test_a_forged_approval_moves_nothing_public(world: World, settings: Settings) -> None:

@@ -88,6 +88,27 @@ def test_the_verifier_imports_only_the_standard_library_and_cryptography() -> No
                 assert all(a.name.split(".")[0] in allowed for a in node.names)
 
 
+def test_the_bundle_verifier_needs_nothing_of_the_code_that_writes_bundles() -> None:
+    """An auditor's bundle check loads the rules (`domain`) and the ledger's formats, never the
+    services, projections or adapters that made the bundle, nor the verifier that dispatches to
+    it (no cycle)."""
+    loaded = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys, ledger.offline_bundle; print('\\n'.join(sorted(sys.modules)))",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    ).stdout.split()
+    ours = {m for m in loaded if m.split(".")[0] in ("api", "projections", "adapters", "ledger")}
+    assert not {m for m in ours if not m.startswith("ledger")}
+    assert "ledger.offline_verify" not in ours
+    assert {"ledger.offline_bundle", "ledger.heads_map", "ledger.merkle", "ledger.note"} <= ours
+
+
 @pytest.fixture
 def published(ledger, cli_env: dict[str, str], tmp_path: Path) -> dict[str, str]:  # type: ignore[no-untyped-def]
     for start in range(0, 37, 6):
