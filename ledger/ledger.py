@@ -165,10 +165,10 @@ class Ledger:
             placed.append(NewEvent(event, last[event.stream]))
         return placed
 
-    def stream_heads(self, size: int) -> list[Head]:
-        """Every stream's head as of the first `size` events, in the order of their names: the
-        leaves of `ledger.heads_map`'s map."""
-        return sorted(Head(*row) for row in self.recorder.select_stream_heads(size))
+    def stream_heads(self, size: int, after: int = 0) -> list[Head]:
+        """Every stream's head as of the first `size` events, in the order of their names (the
+        leaves of `ledger.heads_map`'s map): of the streams with events after `after`."""
+        return sorted(Head(*row) for row in self.recorder.select_stream_heads(size, after))
 
     def checkpoint(self, size: int | None = None) -> Checkpoint:
         checkpoint = self.recorder.checkpoint(size)

@@ -291,13 +291,15 @@ class LedgerRecorder(ApplicationRecorder, ABC):
             )
         return found
 
-    def select_stream_heads(self, upto: int) -> list[tuple[str, int, bytes]]:
-        """Each stream's last version among the events up to `upto`, with that event's hash."""
+    def select_stream_heads(self, upto: int, after: int = 0) -> list[tuple[str, int, bytes]]:
+        """Each stream's last version among the events up to `upto`, with that event's hash: of
+        the streams with events after `after`."""
         rows = self._fetchall(
             "SELECT e.stream, e.version, e.hash FROM ledger_events e JOIN ("
-            "SELECT stream, max(version) AS version FROM ledger_events WHERE position <= ? "
-            "GROUP BY stream) h ON e.stream = h.stream AND e.version = h.version",
-            (upto,),
+            "SELECT stream, max(version) AS version FROM ledger_events "
+            "WHERE position > ? AND position <= ? GROUP BY stream"
+            ") h ON e.stream = h.stream AND e.version = h.version",
+            (after, upto),
         )
         return [(stream, version, _bytes(hash_)) for stream, version, hash_ in rows]
 

@@ -26,7 +26,7 @@ from ledger import codec
 from ledger.batch import KEEP_FROM_LEVEL, StoredRow
 from ledger.collector import collector_paused
 from ledger.decisions import CHECKED_TYPES, decision_problems
-from ledger.heads_map import map_root
+from ledger.heads_map import Head, map_root
 from ledger.ledger import Ledger, prefetched_pages
 from ledger.merkle import extend, leaf_hash, root_from_frontier
 from ledger.sealing import Checkpoint
@@ -297,8 +297,11 @@ def _authority(ledger: Ledger, begin: int, parts: list[_Part]) -> tuple[int, lis
 
 def _commitments(ledger: Ledger, begin: int, upto: int | None) -> list[Problem]:
     """Each approval's commitment to the streams' heads in the range is the map of the stored
-    events as of the size it names (`ledger.heads_map`)."""
+    events as of the size it names (`ledger.heads_map`); the heads are carried from one
+    commitment to the next, each adding the streams that moved in between."""
     end = upto if upto is not None else ledger.size()
+    heads: dict[str, Head] = {}
+    known = 0
     problems = []
     for position, canonical in ledger.recorder.select_typed({"StreamHeadsCommitted"}, begin, end):
         try:
@@ -307,18 +310,18 @@ def _commitments(ledger: Ledger, begin: int, upto: int | None) -> list[Problem]:
             continue
         if not isinstance(said, StreamHeadsCommitted):
             continue
-        heads = ledger.stream_heads(min(said.size, position - 1))
+        size = min(said.size, position - 1)
+        if size < known:  # only a commitment without authority goes back
+            heads, known = {}, 0
+        heads.update((h.stream, h) for h in ledger.stream_heads(size, after=known))
+        known = size
+        in_order = [heads[stream] for stream in sorted(heads)]
         if said.size >= position or (said.streams, said.root) != (
-            len(heads),
-            map_root(heads).hex(),
+            len(in_order),
+            map_root(in_order).hex(),
         ):
-            problems.append(
-                Problem(
-                    position,
-                    f"event {position}: the streams' heads as of {said.size} are not the ones "
-                    "it commits to",
-                )
-            )
+            reason = f"the streams' heads as of {said.size} are not the ones it commits to"
+            problems.append(Problem(position, f"event {position}: {reason}"))
     return problems
 
 

@@ -35,6 +35,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from api.wiring import Settings, init, open_ledger
 from domain.events import EditionDrafted
 from ledger.batch import StoredRow
+from ledger.heads_map import map_root
 from ledger.ledger import Ledger, NewEvent
 from ledger.verify import VerifyReport, verify
 
@@ -183,6 +184,9 @@ def reads(
         "ledger verify (1 process)": lambda: verified(verify(ledger)),
         f"ledger verify ({cores} processes)": lambda: verified(
             verify(ledger, workers=cores, opener=opener)
+        ),
+        "an approval's commitment to the stream heads (one stream per event)": lambda: map_root(
+            ledger.stream_heads(size)
         ),
     }
     best = dict.fromkeys(works, float("inf"))

@@ -202,7 +202,7 @@ def audit() -> None:
 @pass_session
 def bundle_command(session: Session, figure: str, out: Path, as_json: bool) -> None:
     """FIGURE is run:ID, leaderboard:CYCLE or siiq:SLUG; check the bundle with
-    `python -m ledger.offline_verify bundle DIR`."""
+    `python -m ledger.offline_verify bundle DIR --key KEY` (KEY: `argusic ledger public-key`)."""
     argusic = session.argusic
     report = write_bundle(figure, argusic.ledger, argusic.methodology.state(), out)
     emit(report, lambda r: f"{r.figure}: {r.events} events, checkpoint {r.checkpoint}, in {r.out}")
