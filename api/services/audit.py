@@ -26,7 +26,7 @@ from domain.state.publication import public_state
 from domain.state.records import Approval
 from ledger import codec
 from ledger.export import proved_line
-from ledger.heads_map import Head, span
+from ledger.heads_map import Head, selects, span
 from ledger.ledger import Ledger
 from ledger.sealing import Checkpoint
 from projections.methodology import MethodologyProjection
@@ -66,7 +66,12 @@ def write_bundle(figure: str, ledger: Ledger, state: Methodology, out: Path) -> 
     checkpoint = _sealed_with(ledger, committed_at)
     heads = ledger.stream_heads(commitment.size)
     proofs = {selection: _selection(heads, selection) for selection in FIGURE_STREAMS[kind]}
-    streams = {stream for proof in proofs.values() for stream, _, _ in proof["heads"]}
+    streams = {
+        stream
+        for selection, proof in proofs.items()
+        for stream, _, _ in proof["heads"]
+        if selects(selection, stream)  # not the neighbours
+    }
     out.mkdir(parents=True, exist_ok=True)
     count = 0
     with (out / "events.jsonl").open("wb") as events:

@@ -11,14 +11,18 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from litestar.testing import TestClient
 
 from api.http import create_app
 from api.services.audit import write_bundle
 from api.wiring import Argusic, Settings
+from domain.state.publication import public_state
+from ledger.ledger import Ledger
 from tests.api.test_publication import CYCLE, ROSTER, agent, project, runs
 from tests.api.world import World
+from tests.conftest import load_bundled_demo
 from tests.records import run
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -175,3 +179,23 @@ def test_a_truncated_bundle_is_named(published: World, tmp_path: Path) -> None:
     code, result = verify(folder)
     assert code == 3
     assert result["error"].startswith("figure.json is not whole JSON")
+
+
+def test_the_demos_siiq_and_run_bundles_verify(
+    ledger: Ledger, settings: Settings, tmp_path: Path
+) -> None:
+    """SI-IQ's figures come from its own streams (inputs, calibrations): a bundle of each kind of
+    the demo's published figures verifies and says what the public API says."""
+    load_bundled_demo(settings, ledger)
+    public = Argusic(settings, ledger)
+    model = public.public_siiq.index().models[0]
+    state = public.methodology.state()
+    folder = tmp_path / "siiq"
+    write_bundle(f"siiq:{model.slug}", ledger, state, folder)
+    code, result = verify(folder)
+    assert code == 0, result
+    assert result["value"] == msgspec.to_builtins(model)
+    run_id = next(iter(public_state(state).runs))
+    write_bundle(f"run:{run_id}", ledger, state, tmp_path / "run")
+    code, result = verify(tmp_path / "run")
+    assert (code, result["value"]["run_id"]) == (0, run_id), result
