@@ -8,8 +8,6 @@ trust the bundle's own key; `ledger verify` names a commitment that is not the l
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
@@ -26,10 +24,10 @@ from ledger.actions import acted, sign
 from ledger.ledger import Ledger
 from ledger.offline_bundle import KEY_NEEDED, OWN_KEY
 from ledger.verify import verify
+from tests.api.test_audit_bundle import offline_check as checked
 from tests.api.test_publication import CYCLE, ROSTER, agent, runs
 from tests.api.world import OWNER, World
 
-ROOT = Path(__file__).resolve().parents[2]
 RUN = "o-agent-a-0"
 DISPUTE = f"{RUN}.1"
 
@@ -49,18 +47,6 @@ def disputed(world: World) -> World:
 
 def key_of(ledger: Ledger) -> str:
     return str(ledger.recorder.sealer.verifier)
-
-
-def checked(folder: Path, *options: str) -> tuple[int, dict[str, Any]]:
-    """The documented command, in a process of its own."""
-    done = subprocess.run(
-        [sys.executable, "-m", "ledger.offline_verify", "bundle", str(folder), *options],
-        capture_output=True,
-        text=True,
-        cwd=ROOT,
-        check=False,
-    )
-    return done.returncode, json.loads(done.stdout)
 
 
 def bundled(world: World, folder: Path, figure: str = f"run:{RUN}") -> Path:
