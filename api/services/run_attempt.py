@@ -230,6 +230,8 @@ class Attempt:
         now = runner.clock()
         if ended == "exited":
             self.report = runner.sandboxes.read_file(state.sandbox, REPORT)
+            if self.report is not None:  # before the exit is recorded: a restart closes with it
+                runner.keep_report(state.run_id, self.report)
             self._append(AgentExited(run_id=state.run_id, exit_code=exit_code or 0, ended_at=now))
         else:
             self._append(RunAborted(run_id=state.run_id, reason=reason or ended, ended_at=now))

@@ -6,7 +6,7 @@ sandbox are gone: evidence stored, run recorded, an aborted run's rerun schedule
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
 from pathlib import Path
@@ -30,7 +30,7 @@ from domain.events import (
 from domain.runner.lifecycle import RunState, apply, leftovers
 from domain.runner.naming import rerun_delay, rerun_id
 from domain.runner.record import run_record
-from domain.runs import EvidencePaths
+from domain.runs import EvidencePaths, RunRecord
 from ledger.ledger import NewEvent
 
 IN_PROGRESS = ("claimed", "key_requested", "key_ready", "source_ready", "sandbox_ready", "running")
@@ -105,14 +105,15 @@ def stop_all(runner: Runner, by: str) -> list[str]:
 
 def recover(runner: Runner, worker: str) -> list[str]:
     """An orchestrator restart: every run this worker had in flight is aborted (its recording
-    was cut, at its last whole event), cleaned up and rerun; runs it left ending are closed."""
+    was cut, at its last whole event), cleaned up and rerun; runs it left ending are closed,
+    with the report their agent wrote (kept beside the session files when it was read)."""
     board = RunBoard(runner.log.ledger).refresh()
     mine = [s for s in board.runs.values() if s.worker == worker and s.phase != "closed"]
     for found in mine:
         state = found
         if state.phase in IN_PROGRESS:
             state = abort(runner, state, _restarted(runner, state.run_id))
-        finish(runner, state, None, None)
+        finish(runner, state, runner.kept_report(state.run_id), None)
     return [s.run_id for s in mine]
 
 
@@ -202,6 +203,24 @@ def _stored(runner: Runner, path: Path, kind: str, model_key: str | None) -> Fin
     return received(runner.store, path, kind, model_key).kept
 
 
+def _recorded(
+    runner: Runner, record: RunRecord, folder: Path, budget_minutes: float
+) -> Sequence[NewEvent]:
+    """The run's record and its evidence's events. A report the rules refuse (section 8: more
+    errors fixed than found) leaves the attempt without a result its harness could read: the
+    run is recorded invalid with the rule it broke (section 11), never left ending."""
+    try:
+        return runner.record_run(record, folder, budget_minutes)
+    except Rejected as e:
+        if record.report is None:
+            raise  # not the report's doing (a session file gone): the caller's to judge
+        reason = f"the agent's report breaks {e.rule}: {e.reason}"
+        refused = msgspec.structs.replace(
+            record, status="invalid", report=None, invalid_reason=reason
+        )
+        return runner.record_run(refused, folder, budget_minutes)  # refused again: not the report
+
+
 def _applied(state: RunState, event: object) -> RunState:
     return apply(state, event)  # type: ignore[arg-type]
 
@@ -236,7 +255,7 @@ def _closing(
         names = EvidencePaths(log=log.name, cast=cast.name)
         record = run_record(state, report, names, model_key)
         if record is not None:
-            beside += runner.record_run(record, log.parent, state.scheduled.budget_seconds / 60)
+            beside += _recorded(runner, record, log.parent, state.scheduled.budget_seconds / 60)
     closed = RunClosed(
         run_id=state.run_id, ended=state.ended, closed_at=runner.clock(), rerun=rerun
     )

@@ -144,12 +144,27 @@ class Runner:
         folder = self.evidence_root / run_id.replace("/", "_")
         return folder / "session.cast", folder / "session.log"
 
+    def report_path(self, run_id: str) -> Path:
+        """Where the agent's report waits, beside the session files, until the run is closed:
+        a restart that closes the run reads it there."""
+        return self.evidence_paths(run_id)[0].with_name("report.json")
+
+    def keep_report(self, run_id: str, report: bytes) -> None:
+        path = self.report_path(run_id)
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        path.touch(mode=0o600)
+        path.write_bytes(report)
+
+    def kept_report(self, run_id: str) -> bytes | None:
+        path = self.report_path(run_id)
+        return path.read_bytes() if path.exists() else None
+
     def discard_session(self, run_id: str) -> None:
         """Drop a closed run's session files as they arrived: the ledger holds their
         fingerprints and the artifact store their kept copies, and what arrived may hold the
         run's key (never kept at rest, section 17)."""
         cast, log = self.evidence_paths(run_id)
-        for path in (cast, log):
+        for path in (cast, log, self.report_path(run_id)):
             path.unlink(missing_ok=True)
         with contextlib.suppress(OSError):  # not empty: something else is there, keep it
             cast.parent.rmdir()

@@ -58,7 +58,8 @@ def sweep(runner: Runner) -> SweepReport:
     closed = []
     for state in list(board.refresh().runs.values()):
         ending = state.phase == "ending" and not is_live(state, now)
-        if ending and finish(runner, state, None, None, by="sweeper").phase == "closed":
+        report = runner.kept_report(state.run_id)
+        if ending and finish(runner, state, report, None, by="sweeper").phase == "closed":
             closed.append(state.run_id)
     if removed or deleted:
         done = SweepCompleted(swept_at=now, keys_deleted=deleted, sandboxes_removed=removed)

@@ -9,6 +9,8 @@ import threading
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
+import structlog
+
 from api.services.run_attempt import execute
 from api.services.run_end import recover
 from api.services.run_log import RunBoard, RunMoved
@@ -17,6 +19,8 @@ from api.services.sweep import sweep
 from domain.events import RunClaimed
 from domain.runner.budgets import run_deadline
 from domain.runner.lifecycle import RunState, claimable
+
+log = structlog.get_logger(__name__)
 
 
 def claim(runner: Runner, state: RunState, worker: str) -> RunState | None:
@@ -43,6 +47,18 @@ class WorkerReport:
     """Run id -> how it ended (or its phase when it did not end, e.g. no key)."""
 
 
+def _outcome(run_id: str, future: Future[RunState]) -> str:
+    """How a run ended; a run whose closing failed stays ending, for the next sweep or restart
+    to close, and the worker goes on."""
+    try:
+        state = future.result()
+    except Exception as e:  # the worker outlives any one run
+        # no traceback: its frames hold the run's key
+        log.error("run_not_closed", run_id=run_id, error=f"{type(e).__name__}: {e}")
+        return "ending"
+    return state.ended or state.phase
+
+
 def run_worker(
     runner: Runner,
     worker: str,
@@ -62,8 +78,7 @@ def run_worker(
         while not stop.is_set():
             for run_id, future in list(running.items()):
                 if future.done():
-                    state = future.result()
-                    report.executed[run_id] = state.ended or state.phase
+                    report.executed[run_id] = _outcome(run_id, future)
                     del running[run_id]
             board.refresh()
             now = runner.clock()

@@ -480,3 +480,64 @@ def test_runs_and_keys_sweep_print_the_contract_s_documents(
         "keys_deleted": 0,
         "sandboxes_removed": 0,
     }
+
+
+REPORT = (
+    '{"installed": true, "started": true, "errors_found": %s, "errors_fixed": %s, '
+    '"test_depth": "tier1_real", "verified_how": "with $OPENROUTER_API_KEY", "final_state": "ok"}'
+)
+BAD_REPORTS = {
+    "r-fixed-more": (REPORT % (1, 2), "the agent's report breaks section 8: a run cannot fix"),
+    "r-malformed": ("not JSON, but $OPENROUTER_API_KEY", "the agent's report could not be read"),
+    "r-wrong-type": (REPORT % ('"one"', 0), "the agent's report could not be read"),
+    "r-no-report": (None, "the agent wrote no report at /argusic/report.json"),
+}
+
+
+def test_a_report_the_rules_refuse_ends_the_run_invalid_and_the_worker_goes_on(rig: Rig) -> None:
+    """Issue 27: each kind of bad report, one worker pass: every run recorded invalid with the
+    true reason, closed, its session files gone, and no file under ARGUSIC_HOME holds its key."""
+    for run_id, (report, _) in BAD_REPORTS.items():
+        writes = f"cat > /argusic/report.json <<EOF\n{report}\nEOF\n" if report else "true"
+        rig.schedule("installs-and-runs", run_id, command=["sh", "-c", writes])
+    assert rig.work(concurrency=2).executed == dict.fromkeys(BAD_REPORTS, "exited")
+    secrets = [key_of(rig, run_id)[1].encode() for run_id in BAD_REPORTS]
+    for run_id, (_, reason) in BAD_REPORTS.items():
+        recorded = rig.recorded(run_id)
+        assert recorded is not None, run_id
+        assert (recorded.status, recorded.report) == ("invalid", None), run_id
+        assert (recorded.invalid_reason or "").startswith(reason), recorded.invalid_reason
+        assert rig.state(run_id).phase == "closed"
+        assert not rig.runner.evidence_paths(run_id)[0].exists()
+    for path in rig.settings.home.rglob("*"):
+        if path.is_file():
+            held = path.read_bytes()
+            assert not any(secret in held for secret in secrets), path
+    assert rig.live_keys() == []
+    assert rig.containers() == []
+
+
+def test_a_run_whose_close_failed_is_closed_later_with_its_agents_report(
+    rig: Rig, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The worker goes on when a run's close fails (the run stays ending); the restart closes
+    it with the report its agent wrote, kept beside the session files, not as a run with none."""
+    rig.schedule("installs-and-runs", "r-left-ending")
+    recording = rig.runner.record_run
+
+    def store_down(*_: object) -> object:
+        raise OSError("the artifact store is down")
+
+    monkeypatch.setattr(rig.runner, "record_run", store_down)
+    assert rig.work().executed == {"r-left-ending": "ending"}
+    assert rig.state("r-left-ending").phase == "ending"
+    assert rig.runner.kept_report("r-left-ending") is not None
+    monkeypatch.setattr(rig.runner, "record_run", recording)
+    rig.work()  # the restart: recovered, closed
+    recorded = rig.recorded("r-left-ending")
+    assert recorded is not None
+    assert (recorded.status, recorded.invalid_reason) == ("finished", None)
+    assert recorded.report is not None
+    assert recorded.report.installed is True
+    assert rig.state("r-left-ending").phase == "closed"
+    assert rig.runner.kept_report("r-left-ending") is None
