@@ -36,6 +36,7 @@ from domain.events.operators import (
     CloseCycle,
     DisputeOpen,
     DisputeResolve,
+    InvalidateRuns,
     OperatorAction,
     ReleaseHold,
     Review,
@@ -199,12 +200,34 @@ def review(action: Review, operator: str, state: Methodology) -> list[DomainEven
     return list(review_project(action, operator, under_review, failed))
 
 
+def invalidate_runs(action: InvalidateRuns, _: str, state: Methodology) -> list[DomainEvent]:
+    """Methodology section 20: recorded runs found invalid after the fact, each voided with the
+    reason (and asked for again with `rerun`), all or none: a run not recorded, already
+    invalid, or named twice refuses the whole action, naming it."""
+    events: list[DomainEvent] = []
+    for run_id in action.runs:
+        run = state.runs.get(run_id)
+        if run is None:
+            raise Rejected("section 20", f"run {run_id} is not recorded: nothing is invalidated")
+        if (already := state.judge(run).invalid_reason) is not None:
+            raise Rejected(
+                "section 20", f"run {run_id} is already invalid ({already}): nothing is invalidated"
+            )
+        if action.runs.count(run_id) > 1:
+            raise Rejected("section 20", f"run {run_id} is named twice: nothing is invalidated")
+        events.append(RunVoided(run_id=run_id, reason=action.reason))
+        if action.rerun:
+            events.append(RerunRequested(run_id=run_id, reason=action.reason))
+    return events
+
+
 MethodologyDecision = Callable[[Any, str, Methodology], list[DomainEvent]]
 METHODOLOGY_DECISIONS: dict[type[Action], MethodologyDecision] = {
     Review: review,
     CloseCycle: close_cycle,
     DisputeOpen: open_dispute,
     DisputeResolve: resolve_dispute,
+    InvalidateRuns: invalidate_runs,
 }
 
 
@@ -336,13 +359,17 @@ def binds(action: OperatorAction, operator: str, fact: DomainEvent) -> bool:
 
 def repeats(action: OperatorAction, fact: RunVoided | RerunRequested) -> bool:
     """Whether a run voided or asked for again is one `action` sets aside: an environment review's
-    (section 15), or a dispute resolved by a rerun, of its own run (section 19)."""
+    (section 15), a dispute resolved by a rerun, of its own run (section 19), or one of the runs
+    invalidated after the fact (section 20)."""
     match action:
         case Review(finding="environment"):
             return fact.reason == environment_fault(action.note)
         case DisputeResolve(outcome="rerun"):
             reason = corrected_after(action.dispute, action.note)
             return (fact.run_id, fact.reason) == (disputed_run(action.dispute), reason)
+        case InvalidateRuns():
+            asked = isinstance(fact, RunVoided) or action.rerun
+            return asked and fact.run_id in action.runs and fact.reason == action.reason
     return False
 
 

@@ -9,7 +9,7 @@ from ledger.ledger import RecordedEvent
 
 
 class MethodologyProjection:
-    name = "methodology.v4"
+    name = "methodology.v5"
     model_type = Methodology
 
     def initial(self) -> Methodology:

@@ -83,6 +83,15 @@ class ApproveAlias(Action, frozen=True, tag="approve_alias"):
     justification: Text
 
 
+class InvalidateRuns(Action, frozen=True, tag="invalidate_runs"):
+    """Section 20: runs found invalid after they were recorded (the changelog's v1.3 entry voided
+    92 at once), each with the reason, and asked for again when `rerun`; all or none."""
+
+    runs: Annotated[list[Text], msgspec.Meta(min_length=1, max_length=10_000)]
+    reason: Text
+    rerun: bool = False
+
+
 class AddOperator(Action, frozen=True, tag="add_operator"):
     """An owner registers a key (the first owner registers itself: `operator init`)."""
 
@@ -106,6 +115,7 @@ OperatorAction = (
     | ReleaseHold
     | ApproveRevision
     | ApproveAlias
+    | InvalidateRuns
     | AddOperator
     | RevokeOperator
 )

@@ -109,13 +109,23 @@ def _decided(model: Methodology, position: int, fact: Decided) -> None:
         case ProjectReviewed():
             _review(model, fact.project_id, fact.cycle, position, fact)
         case RunVoided(run_id=run_id, reason=reason):
-            model.voided[run_id] = Noted(position=position, reason=reason)
+            model.voided[run_id] = Noted(
+                position=position, reason=reason, acted_at=_acted_at(model)
+            )
         case RerunRequested(run_id=run_id, reason=reason):
-            model.reruns[run_id] = Noted(position=position, reason=reason)
+            model.reruns[run_id] = Noted(
+                position=position, reason=reason, acted_at=_acted_at(model)
+            )
         case CycleClosed():
             model.closed[fact.cycle] = position
         case DisputeOpened() | DisputeResolved():
             _dispute(model, position, fact)
+
+
+def _acted_at(model: Methodology) -> int | None:
+    """The position of the signed action whose fact is being applied."""
+    window = model.authority.window
+    return None if window is None else window.position
 
 
 def _review(

@@ -77,6 +77,11 @@ class Methodology(msgspec.Struct, kw_only=True):
         again = self.rerun_reason(run_id)
         return None if again is None else repeated(again)
 
+    def set_aside_at(self, run_id: str) -> int | None:
+        """The position of the signed action that set a recorded run aside, if one did."""
+        noted = self.voided.get(run_id) or self.reruns.get(run_id)
+        return None if noted is None else noted.acted_at
+
     def judge(self, run: Run) -> Judged:
         """The run under its own edition, with what was recorded against it since."""
         aside = self.set_aside(run.event.run_id)

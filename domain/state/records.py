@@ -41,6 +41,8 @@ class Noted(msgspec.Struct, frozen=True, kw_only=True):
 
     position: int
     reason: str
+    acted_at: int | None = None
+    """The position of the signed action that decided it (none for the evidence's own)."""
 
 
 class Review(msgspec.Struct, frozen=True, kw_only=True):

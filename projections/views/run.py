@@ -47,6 +47,8 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     time_budget_minutes: float
     valid: bool
     invalid_reason: str | None
+    invalidated_at: int | None
+    """The position of the signed action that set the run aside after it was recorded."""
     outcome: Outcome | None
     score: float | None
     score_lines: ScoreLinesRow | None
@@ -82,6 +84,7 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
         time_budget_minutes=budget(event),
         valid=lines is not None,
         invalid_reason=judged.invalid_reason,
+        invalidated_at=state.set_aside_at(run_id),
         outcome=judged.outcome,
         score=None if lines is None else float(lines.total),
         score_lines=None if lines is None else score_lines_row(lines),
