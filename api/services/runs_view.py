@@ -28,6 +28,8 @@ class RunRow(msgspec.Struct, frozen=True, kw_only=True):
     score: float | None
     ended: Ended | None
     image_digest: str | None = None
+    replaces: str | None = None
+    """The run this one repeats (asked for again, or cut short by Argusic's tooling)."""
 
 
 class RunsDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -62,6 +64,7 @@ def list_runs(ledger: Ledger, state: RunView | None = None) -> RunsDocument:
                 score=None if judged is None or judged.lines is None else float(judged.lines.total),
                 ended=run.ended,
                 image_digest=run.image_digest,
+                replaces=run.scheduled.replaces,
             )
         )
     return RunsDocument(runs=rows)

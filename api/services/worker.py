@@ -11,14 +11,17 @@ from dataclasses import dataclass, field
 
 import structlog
 
+from api.services.reader import ProjectionReader
 from api.services.run_attempt import execute
 from api.services.run_end import recover
 from api.services.run_log import RunBoard, RunMoved
 from api.services.runner_ports import Runner
+from api.services.schedule import schedule_reruns
 from api.services.sweep import sweep
 from domain.events import RunClaimed
 from domain.runner.budgets import run_deadline
 from domain.runner.lifecycle import RunState, claimable
+from projections.methodology import MethodologyProjection
 
 log = structlog.get_logger(__name__)
 
@@ -68,14 +71,19 @@ def run_worker(
     stop: threading.Event | None = None,
 ) -> WorkerReport:
     """Recover, sweep, then claim and execute runs until stopped (with `once`: until nothing
-    claimable is left and every claimed run is done)."""
+    claimable is left and every claimed run is done), scheduling every run asked for again
+    whenever the ledger grew."""
     stop = stop or threading.Event()
     report = WorkerReport(recovered=recover(runner, worker))
     sweep(runner)
     board = RunBoard(runner.log.ledger)
     running: dict[str, Future[RunState]] = {}
+    planned_at, reader = -1, ProjectionReader(runner.log.ledger, MethodologyProjection())
     with ThreadPoolExecutor(concurrency, thread_name_prefix="run") as pool:
         while not stop.is_set():
+            if (size := runner.log.ledger.size()) != planned_at:  # something new may ask
+                schedule_reruns(runner.log.ledger, reader, runner.config, runner.clock)
+                planned_at = size
             for run_id, future in list(running.items()):
                 if future.done():
                     report.executed[run_id] = _outcome(run_id, future)

@@ -61,3 +61,13 @@ def rerun_id(run_id: str) -> str:
     if base and number.isdigit():
         return f"{base}~r{int(number) + 1}"
     return f"{run_id}~r2"
+
+
+def replaced_run(run_id: str) -> str | None:
+    """The run a rerun `<id>~r<N>` repeats: `<id>~r<N-1>`, or `<id>` itself for `~r2`; None for
+    a first run."""
+    generation = rerun_generation(run_id)
+    if generation < 2:
+        return None
+    base = run_id.rpartition("~r")[0]
+    return base if generation == 2 else f"{base}~r{generation - 1}"

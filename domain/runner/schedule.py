@@ -4,16 +4,19 @@ request from it. Run ids are fixed by what they are, so planning again adds noth
 
 from __future__ import annotations
 
-from collections.abc import Collection
+from collections.abc import Collection, Iterable, Mapping
 from datetime import datetime
+
+import msgspec
 
 from domain.cycles import profile
 from domain.editions import version_key
 from domain.errors import Rejected
-from domain.events import AgentRegistered, CycleOpened, Project, RunScheduled
+from domain.events import AgentRegistered, CycleOpened, Project, RunRecorded, RunScheduled
 from domain.leaderboard import RUNS_PER_SET
 from domain.runner.budgets import budget_seconds, budget_tier
 from domain.runner.config import Budgets
+from domain.runner.naming import rerun_id
 from domain.verdict import TWO_FULL_ATTEMPTS_FROM
 
 
@@ -74,3 +77,66 @@ def plan_cycle(
             )
         )
     return runs
+
+
+class Reruns(msgspec.Struct, frozen=True, kw_only=True):
+    """What the open rerun requests schedule, and those that cannot be run yet, with why."""
+
+    scheduled: list[RunScheduled]
+    waiting: dict[str, str]
+
+
+def plan_reruns(
+    requested: Iterable[str],
+    originals: Mapping[str, RunScheduled],
+    recorded: Mapping[str, RunRecorded],
+    agents: Mapping[str, AgentRegistered],
+    *,
+    known: Collection[str],
+    budgets: Budgets,
+    grace_seconds: float,
+    now: datetime,
+) -> Reruns:
+    """Sections 11, 15, 17, 19 and 20: each run asked for again, once, as `<id>~r<N>` replacing
+    it, with its pinned commit, agent and budget tier: the original's schedule when Argusic ran
+    it, else its record's (an ingested run) with its agent's registered runtime."""
+    scheduled, waiting = [], {}
+    for run_id in requested:
+        again = rerun_id(run_id)
+        if again in known:
+            continue
+        original = originals.get(run_id)
+        if original is not None:
+            scheduled.append(
+                msgspec.structs.replace(
+                    original, run_id=again, replaces=run_id, scheduled_at=now, not_before=None
+                )
+            )
+            continue
+        record = recorded.get(run_id)
+        if record is None:
+            waiting[run_id] = "it is not recorded"
+            continue
+        agent = agents.get(record.agent.id)
+        if agent is None or agent.runtime is None:
+            waiting[run_id] = f"agent {record.agent.id} has no runtime to run it with (section 4)"
+            continue
+        tier = budget_tier(record.project, record.edition)
+        scheduled.append(
+            RunScheduled(
+                run_id=again,
+                cycle=record.cycle,
+                edition=record.edition,
+                project=record.project,
+                agent=record.agent,
+                runtime=agent.runtime,
+                key=agent.key,
+                attempt=record.attempt,
+                tier=tier,
+                budget_seconds=budget_seconds(tier, budgets),
+                grace_seconds=grace_seconds,
+                scheduled_at=now,
+                replaces=run_id,
+            )
+        )
+    return Reruns(scheduled=scheduled, waiting=waiting)

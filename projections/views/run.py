@@ -9,6 +9,7 @@ import msgspec
 
 from domain.events import RunRecorded
 from domain.evidence.quoting import house_punctuation
+from domain.runner.naming import replaced_run, rerun_id
 from domain.runs import budget
 from domain.scoring import Outcome, ScoreLines
 from domain.source_types import verified_claim
@@ -49,6 +50,10 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     invalid_reason: str | None
     invalidated_at: int | None
     """The position of the signed action that set the run aside after it was recorded."""
+    replaces: str | None
+    """The run this one repeats (`<id>~r<N>` repeats the one before it)."""
+    replaced_by: str | None
+    """The recorded run that repeats this one."""
     outcome: Outcome | None
     score: float | None
     score_lines: ScoreLinesRow | None
@@ -85,6 +90,8 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
         valid=lines is not None,
         invalid_reason=judged.invalid_reason,
         invalidated_at=state.set_aside_at(run_id),
+        replaces=replaced_run(run_id),
+        replaced_by=again if (again := rerun_id(run_id)) in state.runs else None,
         outcome=judged.outcome,
         score=None if lines is None else float(lines.total),
         score_lines=None if lines is None else score_lines_row(lines),

@@ -25,6 +25,7 @@ from domain.events import (
 from domain.runs import run_outcome, run_score
 from ledger.ledger import Ledger
 from projections.methodology import MethodologyProjection
+from tests.api.world import World
 from tests.runner_fixtures import Rig, host_processes, images, rig, stand_in
 
 __all__ = ["images", "rig", "stand_in"]
@@ -541,3 +542,24 @@ def test_a_run_whose_close_failed_is_closed_later_with_its_agents_report(
     assert recorded.report.installed is True
     assert rig.state("r-left-ending").phase == "closed"
     assert rig.runner.kept_report("r-left-ending") is None
+
+
+def test_a_run_ruled_rerun_on_dispute_is_run_again_by_the_worker(rig: Rig) -> None:
+    """Issue 27, item 1: the worker loop turns the request into `<id>~r2`, as the run ran."""
+    rig.schedule("installs-and-runs", "r-disputed")
+    rig.work()
+    operator = World(rig.ledger, rig.folder)
+    operator.act({"action": "dispute_open", "run_id": "r-disputed", "claimant": "a", "claim": "b"})
+    operator.act(
+        {"action": "dispute_resolve", "dispute": "r-disputed.1", "outcome": "rerun", "note": "n"}
+    )
+    assert rig.work().executed == {"r-disputed~r2": "exited"}
+    original, again = rig.state("r-disputed").scheduled, rig.state("r-disputed~r2").scheduled
+    assert again.replaces == "r-disputed"
+    assert (again.project, again.agent, again.tier) == (
+        original.project,
+        original.agent,
+        original.tier,
+    )
+    assert rig.recorded("r-disputed~r2") is not None
+    assert rig.work().executed == {}  # once
