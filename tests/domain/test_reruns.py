@@ -55,29 +55,22 @@ def recorded(run_id: str, agent: str) -> RunRecorded:
     )
 
 
+def registered(agent: str, runtime: AgentRuntime | None) -> AgentRegistered:
+    return AgentRegistered(
+        id=agent,
+        label=agent,
+        model="m",
+        model_version="1",
+        harness="h",
+        harness_version="1",
+        key="per_run",
+        runtime=runtime,
+    )
+
+
 def test_an_ingested_run_is_run_again_with_its_agents_runtime_or_waits_naming_why() -> None:
     runtime = AgentRuntime(image="argusic/baseline:1", command=["/agent/run"])
-    agents = {
-        "a": AgentRegistered(
-            id="a",
-            label="A",
-            model="m",
-            model_version="1",
-            harness="h",
-            harness_version="1",
-            key="per_run",
-            runtime=runtime,
-        ),
-        "b": AgentRegistered(
-            id="b",
-            label="B",
-            model="m",
-            model_version="1",
-            harness="h",
-            harness_version="1",
-            key="per_run",
-        ),
-    }
+    agents = {"a": registered("a", runtime), "b": registered("b", None)}
     runs = {"r-a": recorded("r-a", "a"), "r-b": recorded("r-b", "b")}
     planned = plan_reruns(
         ["r-a", "r-b", "r-gone"],
