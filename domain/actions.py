@@ -188,7 +188,7 @@ def resolve_dispute(action: DisputeResolve, operator: str, state: Methodology) -
         reason = corrected_after(dispute.id, action.note)
         events += [
             RunVoided(run_id=dispute.run_id, reason=reason),
-            RerunRequested(run_id=dispute.run_id, reason=reason),
+            RerunRequested(run_id=dispute.run_id, reason=reason, why="dispute"),
         ]
     return events
 
@@ -217,7 +217,7 @@ def invalidate_runs(action: InvalidateRuns, _: str, state: Methodology) -> list[
             raise Rejected("section 20", f"run {run_id} is named twice: nothing is invalidated")
         events.append(RunVoided(run_id=run_id, reason=action.reason))
         if action.rerun:
-            events.append(RerunRequested(run_id=run_id, reason=action.reason))
+            events.append(RerunRequested(run_id=run_id, reason=action.reason, why="invalidated"))
     return events
 
 

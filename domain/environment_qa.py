@@ -58,6 +58,6 @@ def review_project(
         for run_id in failed_runs:
             events += [
                 RunVoided(run_id=run_id, reason=reason),
-                RerunRequested(run_id=run_id, reason=reason),
+                RerunRequested(run_id=run_id, reason=reason, why="environment_review"),
             ]
     return events

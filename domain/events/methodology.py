@@ -195,12 +195,25 @@ class RunVoided(Event, frozen=True):
         return streams.run(self.run_id)
 
 
+RerunCause = Literal[
+    "environment_review",
+    "dispute",
+    "withheld_recording",
+    "missing_evidence",
+    "aborted",
+    "invalidated",
+]
+"""Why a run is asked for again: the decision that asked (ARCHITECTURE.md, wave 3)."""
+
+
 class RerunRequested(Event, frozen=True):
     """A recorded run is to be run again (section 17: its evidence withheld; section 15: an
-    environment fault; section 19: a dispute); the rerun replaces it."""
+    environment fault; section 19: a dispute; section 20: invalidated); the rerun replaces it."""
 
     run_id: Text
     reason: str
+    why: RerunCause | None = None
+    """Which kind of decision asked (none on requests recorded before issue 27)."""
 
     @property
     def stream(self) -> str:

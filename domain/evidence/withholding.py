@@ -18,7 +18,9 @@ def withhold(run_id: str, kind: str, raw_sha256: str, reason: str) -> FileEvents
     credencial se retiene, y su ejecución se repite"."""
     return [
         RecordingWithheld(run_id=run_id, kind=kind, input_sha256=raw_sha256, reason=reason),
-        RerunRequested(run_id=run_id, reason=f"{kind} withheld: {reason}"),
+        RerunRequested(
+            run_id=run_id, reason=f"{kind} withheld: {reason}", why="withheld_recording"
+        ),
     ]
 
 

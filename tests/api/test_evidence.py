@@ -166,6 +166,8 @@ def test_an_unparseable_recording_is_withheld_and_its_run_marked_for_a_rerun(
     types = [e["type"] for e in evidence.events("r1")]
     assert types.count("RecordingWithheld") == 1
     assert types.count("RerunRequested") == 1
+    [request] = [e for e in evidence.events("r1") if e["type"] == "RerunRequested"]
+    assert request["why"] == "withheld_recording"
     assert view.valid is False  # repeated, so never counted
     assert view.invalid_reason == f"repeated: {view.rerun_requested}"
     for kind in ("cast", "log"):  # the whole run is withheld

@@ -56,6 +56,8 @@ def test_invalidated_runs_carry_the_reason_and_move_the_figures_at_the_next_appr
         assert (document["valid"], document["invalid_reason"]) == (False, REASON)
         assert document["invalidated_at"] == acted_at
         assert document["rerun_requested"] is not None
+        [request] = [r.event for r in world.ledger.stream(f"rerun:{run_id}")]
+        assert request.why == "invalidated"  # type: ignore[attr-defined]
         page = public.get(f"/runs/{run_id}", headers={"accept": "text/html"}).text
         assert f"signed action at position {acted_at}" in page
     kept = public.get("/runs/o-agent-b-0").json()

@@ -274,6 +274,9 @@ def test_an_environment_finding_voids_the_cycles_failed_runs_and_reruns_them(
         "RunVoided",
         "RerunRequested",
     ] * 6
+    assert {
+        getattr(e, "why", None) for e in appended[-12:] if type(e).__name__ == "RerunRequested"
+    } == {"environment_review"}
     rows = {r["agent"]: r for r in world.leaderboard()}
     assert "agent-c" not in rows  # its only runs are voided: nothing of it counts
     assert rows["agent-d"]["excluded"] == [{"project": "shaky", "reason": "unstable"}]

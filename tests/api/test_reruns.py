@@ -56,6 +56,8 @@ def test_a_run_asked_for_again_is_scheduled_once_as_it_ran(disputed: World) -> N
     )
     assert again.project.commit == "c0ffee"
     assert planned.waiting == {}
+    [request] = [r.event for r in disputed.ledger.stream(f"rerun:{RUN}")]
+    assert request.why == "dispute"  # type: ignore[attr-defined]
     assert reruns_of(disputed).scheduled == []  # once
     row = next(r for r in list_runs(disputed.ledger).runs if r.run_id == f"{RUN}~r2")
     assert (row.state, row.replaces) == ("scheduled", RUN)
