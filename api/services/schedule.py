@@ -41,18 +41,19 @@ def schedule(
     if not state.editions:
         raise Rejected("section 20", "no edition is recorded: the rules in force are unknown")
     edition = max(state.editions, key=version_key)
+    board = RunBoard(ledger)
     runs = plan_cycle(
         cycle,
         state.agents,
         edition,
-        known=RunBoard(ledger).refresh().runs,
+        known=board.refresh().runs,
         budgets=config.budgets,
         grace_seconds=config.sandbox.grace_seconds,
         now=clock(),
     )
     if runs:
         ledger.append(ledger.next_versions(runs))
-    reruns = schedule_reruns(ledger, reader, config, clock, cycle_id)
+    reruns = schedule_reruns(reader, board, config, clock, cycle=cycle_id)
     return ScheduleReport(
         cycle=cycle_id,
         scheduled=[r.run_id for r in runs] + [r.run_id for r in reruns.scheduled],
@@ -61,29 +62,30 @@ def schedule(
 
 
 def schedule_reruns(
-    ledger: Ledger,
     reader: ProjectionReader[Methodology],
+    board: RunBoard,
     config: OrchestratorConfig,
     clock: Callable[[], datetime],
+    *,
     cycle: str | None = None,
 ) -> Reruns:
     """Every open rerun request (of `cycle`, or of every cycle) as one scheduled run, appended
     at once; a request another scheduler turned into a run meanwhile is planned again against
-    it, so each gets exactly one (`RunMoved` is the other's append winning). `reader` folds on
-    from where it last read."""
+    it, so each gets exactly one (`RunMoved` is the other's append winning). `reader` and
+    `board` (the ledger's methodology and runs) fold on from where they last read."""
     state = reader.latest()
     requested = [
         run_id
         for run_id in state.reruns
         if cycle is None or (run_id in state.runs and state.runs[run_id].event.cycle == cycle)
     ]
-    board = RunBoard(ledger)
+    recorded = {r: state.runs[r].event for r in requested if r in state.runs}
     for _ in range(ATTEMPTS):
         known = board.refresh().runs
         reruns = plan_reruns(
             requested,
-            {run_id: run.scheduled for run_id, run in known.items()},
-            {run_id: run.event for run_id, run in state.runs.items()},
+            {r: known[r].scheduled for r in requested if r in known},
+            recorded,
             state.agents,
             known=known,
             budgets=config.budgets,
@@ -92,7 +94,7 @@ def schedule_reruns(
         )
         try:
             if reruns.scheduled:
-                RunLog(ledger).schedule(reruns.scheduled)
+                RunLog(board.ledger).schedule(reruns.scheduled)
         except RunMoved:
             continue
         return reruns

@@ -57,9 +57,10 @@ def sweep(runner: Runner) -> SweepReport:
     deleted = _sweep_keys(runner, board, now)
     closed = []
     for state in list(board.refresh().runs.values()):
-        ending = state.phase == "ending" and not is_live(state, now)
+        if state.phase != "ending" or is_live(state, now):
+            continue
         report = runner.kept_report(state.run_id)
-        if ending and finish(runner, state, report, None, by="sweeper").phase == "closed":
+        if finish(runner, state, report, None, by="sweeper").phase == "closed":
             closed.append(state.run_id)
     if removed or deleted:
         done = SweepCompleted(swept_at=now, keys_deleted=deleted, sandboxes_removed=removed)

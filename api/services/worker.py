@@ -82,7 +82,7 @@ def run_worker(
     with ThreadPoolExecutor(concurrency, thread_name_prefix="run") as pool:
         while not stop.is_set():
             if (size := runner.log.ledger.size()) != planned_at:  # something new may ask
-                schedule_reruns(runner.log.ledger, reader, runner.config, runner.clock)
+                schedule_reruns(reader, board, runner.config, runner.clock)
                 planned_at = size
             for run_id, future in list(running.items()):
                 if future.done():

@@ -41,7 +41,7 @@ def disputed(world: World) -> World:
 
 def reruns_of(world: World) -> Any:
     reader = ProjectionReader(world.ledger, MethodologyProjection())
-    return schedule_reruns(world.ledger, reader, CONFIG, world.ledger.clock)
+    return schedule_reruns(reader, RunBoard(world.ledger), CONFIG, world.ledger.clock)
 
 
 def test_a_run_asked_for_again_is_scheduled_once_as_it_ran(disputed: World) -> None:
