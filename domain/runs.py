@@ -20,6 +20,7 @@ from domain.events import (
     InputRecord,
     Project,
     Report,
+    RerunRequested,
     RunRecorded,
     RunStatus,
     Text,
@@ -205,6 +206,18 @@ def invalid_reason(run: RunRecorded, set_aside: str | None = None) -> str | None
     if run.evidence.cast is None or run.evidence.cast.bytes == 0:
         return "no full terminal recording"
     return None
+
+
+def missing_evidence(run: RunRecorded) -> RerunRequested | None:
+    """Section 7, point 5: a run that ended without its full log or terminal recording is
+    invalid and run again (a cancelled run or one our tooling cut short is not: the first was
+    stopped on purpose, the second's rerun is asked for as `aborted`)."""
+    if run.status in ("invalid", "cancelled"):
+        return None
+    reason = invalid_reason(run)
+    if reason is None:
+        return None
+    return RerunRequested(run_id=run.run_id, reason=reason, why="missing_evidence")
 
 
 def repeated(reason: str) -> str:

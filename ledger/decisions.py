@@ -20,6 +20,7 @@ from domain.events import (
     RecordingWithheld,
     RerunRequested,
 )
+from domain.events.methodology import BY_RULE
 from domain.events.operators import ApprovePublication
 from domain.operators import Signatures
 from domain.state.authority import admit, apply_authority, authorized
@@ -55,8 +56,10 @@ class Decisions:
             case RecordingWithheld():
                 self.withheld.add(event.run_id)
                 return None
-            case RerunRequested() if event.run_id in self.withheld:
-                return None  # section 17: a withheld file's run is repeated, by the evidence rules
+            case RerunRequested() if event.run_id in self.withheld or event.why in BY_RULE:
+                # section 17: a withheld file's run is repeated, by the evidence rules; the
+                # runner's rules repeat a run invalid by its record, which sets nothing aside
+                return None
             case PublicationApproved() | OperatorRegistered() | OperatorRevoked():
                 if apply_authority(self.authority, position, event, self.signatures):
                     return None

@@ -21,6 +21,7 @@ from domain.runs import (
     RunRecord,
     admit_run,
     evidence_inside_its_folder,
+    missing_evidence,
     outside_its_folder,
     resolve_agent,
 )
@@ -99,7 +100,8 @@ def run_events(
     events: list[DomainEvent] = [run]
     for kind, file in derived.items():
         events += file.events(run.run_id, kind)
-    return events + redacted_texts + quoted_text_events(run)
+    again = missing_evidence(run)
+    return events + redacted_texts + quoted_text_events(run) + ([again] if again else [])
 
 
 def record_run(

@@ -22,6 +22,7 @@ from domain.events import (
     EvidenceStored,
     Fingerprint,
     ModelKeyDeleted,
+    RerunRequested,
     RunAborted,
     RunCancelled,
     RunClosed,
@@ -196,6 +197,13 @@ def _close(
     return closed
 
 
+def cut_short(state: RunState) -> RerunRequested:
+    """Section 11: an attempt Argusic's tooling cut short is repeated (its rerun is scheduled
+    beside it)."""
+    reason = getattr(state.ending, "reason", None) or "cut short by Argusic's tools"
+    return RerunRequested(run_id=state.run_id, reason=reason, why="aborted")
+
+
 def _stored(runner: Runner, path: Path, kind: str, model_key: str | None) -> Fingerprint:
     """A file of the session as the record_run intake will keep it: its fingerprint, taken
     after security redaction (section 17; issue 26: no hash of bytes that held a credential
@@ -251,11 +259,14 @@ def _closing(
             not_before=now + wait,
         )
         beside.append(NewEvent(again, 1))
-    if state.evidence is not None:
-        names = EvidencePaths(log=log.name, cast=cast.name)
-        record = run_record(state, report, names, model_key)
-        if record is not None:
-            beside += _recorded(runner, record, log.parent, state.scheduled.budget_seconds / 60)
+    # a session whose files are gone is still recorded: without its evidence, to be repeated
+    kept = state.evidence is not None
+    names = EvidencePaths(log=log.name, cast=cast.name) if kept else EvidencePaths()
+    record = run_record(state, report, names, model_key)
+    if record is not None:
+        beside += _recorded(runner, record, log.parent, state.scheduled.budget_seconds / 60)
+    if rerun is not None:
+        beside += runner.log.ledger.next_versions([cut_short(state)])
     closed = RunClosed(
         run_id=state.run_id, ended=state.ended, closed_at=runner.clock(), rerun=rerun
     )

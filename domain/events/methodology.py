@@ -205,6 +205,11 @@ RerunCause = Literal[
 ]
 """Why a run is asked for again: the decision that asked (ARCHITECTURE.md, wave 3)."""
 
+BY_RULE: frozenset[RerunCause] = frozenset({"aborted", "missing_evidence"})
+"""Requests the runner's own rules make for a run already invalid by its record (section 11:
+cut short by our tooling; section 7 point 5: no full log or recording): they set nothing aside,
+so they need no signed action."""
+
 
 class RerunRequested(Event, frozen=True):
     """A recorded run is to be run again (section 17: its evidence withheld; section 15: an

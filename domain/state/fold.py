@@ -29,9 +29,11 @@ from domain.events import (
     RunRecorded,
     RunVoided,
 )
+from domain.events.methodology import BY_RULE
 from domain.events.operators import Review as ReviewAction
 from domain.evidence import redaction
 from domain.operators import Signatures
+from domain.runs import invalid_reason
 from domain.state.authority import authorized, fold_authority
 from domain.state.methodology import Methodology, set_key
 from domain.state.records import (
@@ -68,6 +70,12 @@ def apply(
         case RerunRequested(run_id=run_id) if model.withheld(run_id):
             # section 17: a file that cannot be shown safe is withheld and its run repeated
             model.reruns[run_id] = Noted(position=position, reason=event.reason)
+        case RerunRequested(run_id=run_id) if event.why in BY_RULE and _invalid_as_recorded(
+            model, run_id
+        ):
+            model.reruns.setdefault(
+                run_id, Noted(position=position, reason=event.reason, by_rule=True)
+            )
         case EditionDrafted():
             model.editions[event.version] = Edition(position=position, event=event)
         case AgentRegistered() | CycleOpened():
@@ -84,6 +92,13 @@ def apply(
         ) if authorized(model.authority, position, event) and _applies(model, event):
             _decided(model, position, event)
     return model
+
+
+def _invalid_as_recorded(model: Methodology, run_id: str) -> bool:
+    """Sections 7 and 11: a run cut short before its agent started (never recorded) or invalid
+    by its own record; repeating it sets nothing aside."""
+    run = model.runs.get(run_id)
+    return run is None or invalid_reason(run.event) is not None
 
 
 def _applies(model: Methodology, fact: Decided) -> bool:

@@ -74,8 +74,8 @@ class Methodology(msgspec.Struct, kw_only=True):
         """Why the ledger set a recorded run aside: voided, or repeated."""
         if run_id in self.voided:
             return self.voided[run_id].reason
-        again = self.rerun_reason(run_id)
-        return None if again is None else repeated(again)
+        again = self.reruns.get(run_id)
+        return None if again is None or again.by_rule else repeated(again.reason)
 
     def set_aside_at(self, run_id: str) -> int | None:
         """The position of the signed action that set a recorded run aside, if one did."""

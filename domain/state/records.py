@@ -43,6 +43,8 @@ class Noted(msgspec.Struct, frozen=True, kw_only=True):
     reason: str
     acted_at: int | None = None
     """The position of the signed action that decided it (none for the evidence's own)."""
+    by_rule: bool = False
+    """Asked for by the runner's rules for a run invalid by its own record: sets nothing aside."""
 
 
 class Review(msgspec.Struct, frozen=True, kw_only=True):

@@ -15,6 +15,7 @@ from api.services.run_log import RunBoard
 from api.services.runs_view import list_runs
 from api.services.schedule import schedule, schedule_reruns
 from api.wiring import orchestrator_config
+from domain.events import RerunRequested
 from domain.runner.budgets import budget_seconds
 from projections.methodology import MethodologyProjection
 from tests.api.test_publication import CYCLE, agent, approve, project, runs
@@ -107,3 +108,30 @@ def test_a_recorded_rerun_and_its_run_name_each_other(
     assert replaced["valid"] is False  # the replaced run stays published and does not count
     page = public.get(f"/runs/{RUN}", headers={"accept": "text/html"}).text
     assert f'href="/runs/{RUN}~r2"' in page
+
+
+def test_a_run_without_its_full_evidence_is_asked_for_again_by_the_rules(world: World) -> None:
+    """Section 7, point 5: no full log, no valid run; the rules ask for it again (no signed
+    action needed: the request sets nothing aside) and the schedule runs it."""
+    world.ingest([agent(a) | {"runtime": RUNTIME} for a in ("agent-a", "agent-b")] + [CYCLE])
+    records = runs("open-app", "public", "o")
+    records[0] = records[0] | {"evidence": {"cast": "run.cast"}}  # its log never arrived
+    world.ingest(records)
+    [request] = [r.event for r in world.ledger.stream(f"rerun:{RUN}")]
+    assert (request.why, request.reason) == ("missing_evidence", "no full log")  # type: ignore[attr-defined]
+    state = world.reads().latest()
+    assert state.judge(state.runs[RUN]).invalid_reason == "no full log"  # its own reason stays
+    assert [r.run_id for r in reruns_of(world).scheduled] == [f"{RUN}~r2"]
+
+
+def test_a_rule_made_request_for_a_valid_run_counts_nowhere(world: World) -> None:
+    """A host that can append could ask for a valid run "again, by the rules": nothing is set
+    aside and nothing is scheduled, and `ledger verify` passes (the request decides nothing)."""
+    world.ingest([agent(a) | {"runtime": RUNTIME} for a in ("agent-a", "agent-b")] + [CYCLE])
+    world.ingest(runs("open-app", "public", "o"))
+    for why in ("aborted", "missing_evidence"):
+        forged = RerunRequested(run_id=RUN, reason="forged", why=why)  # type: ignore[arg-type]
+        world.ledger.append(world.ledger.next_versions([forged]))
+    state = world.reads().latest()
+    assert state.judge(state.runs[RUN]).invalid_reason is None
+    assert reruns_of(world).scheduled == []

@@ -259,7 +259,7 @@ def test_an_orchestrator_killed_mid_run_leaves_nothing_after_restart_and_sweep(
     import subprocess
 
     from api.services.run_end import recover
-    from domain.events import RecordingWithheld, RunAborted, streams
+    from domain.events import RecordingWithheld, RerunRequested, RunAborted, streams
     from tests.conftest import ARGUSIC
 
     rig.schedule("outlasts-budget", "r-crash", budget=120)
@@ -300,6 +300,12 @@ def test_an_orchestrator_killed_mid_run_leaves_nothing_after_restart_and_sweep(
     assert recorded is not None
     assert recorded.status == "invalid"
     assert run_outcome(recorded) is None  # never counted
+    [request] = [r.event for r in rig.ledger.stream(streams.rerun("r-crash"))]
+    assert isinstance(request, RerunRequested)
+    assert (request.why, request.reason) == ("aborted", aborted.reason)
+    methodology = ProjectionReader(rig.ledger, MethodologyProjection()).latest()
+    assert methodology.rerun_reason("r-crash") == aborted.reason
+    assert methodology.judge(methodology.runs["r-crash"]).invalid_reason == recorded.invalid_reason
 
 
 def test_names_are_unique_per_attempt(rig: Rig) -> None:
