@@ -145,6 +145,22 @@ class DockerSandboxes:
         """The image's content digest (its id, `sha256:...`): what the run ran on."""
         return str(_bounded(f"image {image}", lambda: self.client.images.get(image).id))
 
+    def has_image(self, digest: str) -> bool:
+        """Whether the engine still holds the image of this content digest."""
+
+        def held() -> bool:
+            try:
+                self.client.images.get(digest)
+            except docker.errors.ImageNotFound:
+                return False
+            return True
+
+        return bool(_bounded(f"image {digest}", held))
+
+    def engine_version(self) -> str:
+        """The engine's version, as it reports it (section 18: the environment published)."""
+        return str(_bounded("version", lambda: self.client.version()["Version"]))
+
     def create(self, spec: SandboxSpec, files: bytes) -> str:
         """Create the container, copy `files` (a tar) into /argusic, start it; its id."""
         limits = spec.limits

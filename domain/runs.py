@@ -18,6 +18,7 @@ from domain.events import (
     AttemptKind,
     Evidence,
     InputRecord,
+    Network,
     Project,
     Report,
     RerunRequested,
@@ -31,6 +32,7 @@ from domain.verification import as_verified
 
 Cycle = Annotated[str, msgspec.Meta(pattern=r"^\d{4}-(0[1-9]|1[0-2])$")]
 ImageDigest = Annotated[str, msgspec.Meta(pattern=r"^sha256:[0-9a-f]{64}$")]
+Sha256 = Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
 
 
 class EvidencePaths(Value, frozen=True):
@@ -114,6 +116,9 @@ class RunRecord(InputRecord, frozen=True, tag="run"):
     model_key: str | None = None
     """The run's own model key, for redaction only: never recorded anywhere (section 17)."""
     image_digest: ImageDigest | None = None
+    engine_version: Annotated[str, msgspec.Meta(max_length=100)] | None = None
+    network: Network | None = None
+    instructions_sha256: Sha256 | None = None
 
 
 SAME_CONDITIONS: tuple[tuple[str, Callable[[RunRecorded], str | None]], ...] = (
@@ -179,6 +184,9 @@ def admit_run(
         report=report,
         evidence=evidence,
         image_digest=record.image_digest,
+        engine_version=record.engine_version,
+        network=record.network,
+        instructions_sha256=record.instructions_sha256,
         budget_minutes=budget_minutes
         if budget_minutes is not None
         else time_budget_minutes(record.edition, record.project),

@@ -41,4 +41,20 @@ def run_evidence(
     )
 
 
-router = Router("/", route_handlers=[run_evidence])
+@get("/instructions/{sha256:str}", sync_to_thread=True, responses=problems(404, 503))
+def instructions(
+    methodology: NamedDependency[MethodologyQueries],
+    evidence_store: NamedDependency[EvidenceStore],
+    sha256: FromPath[str],
+) -> Stream:
+    """A version of the standard instructions the agents were given, as published (sections 7
+    and 18): every run's page names the one it had."""
+    published = methodology.instructions(sha256)
+    return Stream(
+        evidence_store.read(published.sha256),
+        media_type="text/markdown; charset=utf-8",
+        headers={"X-Argusic-SHA256": published.sha256},
+    )
+
+
+router = Router("/", route_handlers=[run_evidence, instructions])

@@ -24,7 +24,12 @@ from projections.views.approved import Approved
 from projections.views.cycles import CyclesView, cycles_view
 from projections.views.disputes import DisputesView, disputes_view
 from projections.views.editions import EditionsView, editions_view
-from projections.views.evidence import ServedCopy, served_copy
+from projections.views.evidence import (
+    InstructionsView,
+    ServedCopy,
+    instructions_view,
+    served_copy,
+)
 from projections.views.leaderboard import LeaderboardView, leaderboard_view
 from projections.views.methodology import MethodologyView, methodology_view
 from projections.views.project import ProjectView, project_view
@@ -214,6 +219,10 @@ class MethodologyQueries:
 
     def agents(self, cycle: str, as_of: int | None = None) -> AgentsView:
         return self._answer(("agents", cycle), partial(agents_view, cycle=cycle), as_of)
+
+    def instructions(self, sha256: str) -> InstructionsView:
+        view = partial(instructions_view, sha256=sha256)
+        return self._answer(("instructions", sha256), view, None)
 
     def served_copy(self, run_id: str, kind: str) -> ServedCopy:
         view = partial(served_copy, run_id=run_id, kind=kind)

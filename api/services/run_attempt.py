@@ -14,6 +14,7 @@ import tarfile
 import threading
 from datetime import timedelta
 
+from api.services.instructions import kept_instructions, published
 from api.services.run_end import abort, finish, stop_now
 from api.services.run_log import RunMoved
 from api.services.runner_ports import Runner, SecretValue, Session
@@ -26,6 +27,7 @@ from domain.events import (
     ModelKeyCreationFailed,
     ModelKeyRequested,
     RunAborted,
+    RunScheduled,
     SandboxCreated,
     SourceFetched,
 )
@@ -140,9 +142,10 @@ class Attempt:
             pid1_seconds=pid1_seconds(runner.clock(), deadline),
         )
         digest = runner.sandboxes.image_digest(spec.image)
+        instructions = _instructions(runner, run)
         try:
             container_id = runner.sandboxes.create(
-                spec, _with_instructions(fetched.archive, runner.instructions)
+                spec, _with_instructions(fetched.archive, instructions)
             )
             if spec.display is not None:
                 runner.sandboxes.wait_display(spec.name, spec.display)
@@ -162,6 +165,8 @@ class Attempt:
                 deadline=deadline,
                 environment=shown,
                 key_env=run.runtime.key_env if self.secret is not None else None,
+                engine_version=runner.sandboxes.engine_version(),
+                instructions_sha256=published(runner.log.ledger, runner.store, instructions),
             )
         )
 
@@ -256,6 +261,13 @@ def _copy(session: Session, recorder: object, done: threading.Event) -> None:
             recorder.write(chunk)  # type: ignore[attr-defined]
     finally:
         done.set()
+
+
+def _instructions(runner: Runner, run: RunScheduled) -> bytes:
+    """The standard instructions in force, or a reproduction's pinned version as kept."""
+    if run.instructions_sha256 is None:
+        return runner.instructions
+    return kept_instructions(runner.store, run.instructions_sha256)
 
 
 def _with_instructions(project: bytes, instructions: bytes) -> bytes:

@@ -7,7 +7,13 @@ Schemas only grow: a new field goes last and has a default; a breaking change is
 from __future__ import annotations
 
 from domain.events.base import Count, Event, InputRecord, Text, Value, require_utc
-from domain.events.evidence import Evidence, EvidenceTransformed, Fingerprint, RecordingWithheld
+from domain.events.evidence import (
+    Evidence,
+    EvidenceTransformed,
+    Fingerprint,
+    InstructionsPublished,
+    RecordingWithheld,
+)
 from domain.events.methodology import (
     Agent,
     AgentRegistered,
@@ -15,6 +21,7 @@ from domain.events.methodology import (
     AttemptKind,
     CycleOpened,
     EditionDrafted,
+    Network,
     Pool,
     Project,
     ProjectReviewCleared,
@@ -101,6 +108,7 @@ DomainEvent = (
     | ProjectReviewed
     | RunVoided
     | EvidenceTransformed
+    | InstructionsPublished
     | RecordingWithheld
     | RerunRequested
     | SiiqInputsRecorded
@@ -176,11 +184,13 @@ __all__ = [
     "HoldObserved",
     "HoldReleased",
     "InputRecord",
+    "InstructionsPublished",
     "KeyMode",
     "ModelKeyCreated",
     "ModelKeyCreationFailed",
     "ModelKeyDeleted",
     "ModelKeyRequested",
+    "Network",
     "OperatorActed",
     "OperatorNotified",
     "OperatorRegistered",

@@ -43,6 +43,18 @@ class EvidenceTransformed(Event, frozen=True):
         return streams.evidence(self.run_id, self.kind)
 
 
+class InstructionsPublished(Event, frozen=True):
+    """Sections 7 point 2 and 18: a version of the standard instructions the agents were given,
+    kept whole under its SHA-256 and published once, before the first run that had it."""
+
+    sha256: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
+    bytes: Count
+
+    @property
+    def stream(self) -> str:
+        return streams.instructions(self.sha256)
+
+
 class RecordingWithheld(Event, frozen=True):
     """Section 17: a file that cannot be shown to be free of a live credential, or whose key
     material cannot be shown masked, is never served."""

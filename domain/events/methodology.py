@@ -27,6 +27,8 @@ Pool = Literal["public", "secret"]
 AttemptKind = Literal["standard", "retry", "stronger"]
 RunStatus = Literal["finished", "timeout", "invalid", "cancelled"]
 TestDepth = Literal["tier1_real", "tier2_mock", "tier3_none"]
+Network = Literal["none", "bridge"]
+"""A sandbox's network setting (section 7, point 1)."""
 
 
 class EditionDrafted(Event, frozen=True):
@@ -148,6 +150,12 @@ class RunRecorded(Event, frozen=True):
     budget_minutes: float | None = None
     """Section 7, point 3: the time budget assigned by the edition in force (or configured for
     the orchestrator that ran it); runs recorded before it was stored read it from the edition."""
+    engine_version: str | None = None
+    """Section 18, the environment published: the container engine's version."""
+    network: Network | None = None
+    """Section 7, point 1: the sandbox's network setting."""
+    instructions_sha256: str | None = None
+    """Section 7, point 2: the standard instructions the agent had, by SHA-256."""
 
     @property
     def stream(self) -> str:

@@ -15,7 +15,7 @@ import msgspec
 from domain.events import streams
 from domain.events.base import Event, Text, Value
 from domain.events.evidence import Fingerprint
-from domain.events.methodology import Agent, AgentRuntime, AttemptKind, Project
+from domain.events.methodology import Agent, AgentRuntime, AttemptKind, Network, Project
 
 KeyMode = Literal["per_run", "shared_vendor"]
 """How an agent reaches its model: a key created for each run, or the vendor's shared key."""
@@ -32,7 +32,7 @@ class SandboxLimits(Value, frozen=True):
     memory_bytes: int
     nano_cpus: int
     pids: int
-    network: Literal["none", "bridge"]
+    network: Network
     capabilities: list[str] = msgspec.field(default_factory=list)
 
 
@@ -62,6 +62,12 @@ class RunScheduled(_RunFact, frozen=True):
     """The run this one repeats (it was cut short by Argusic's tooling)."""
     not_before: datetime | None = None
     """A rerun waits this long, so a broken engine is not hammered in a loop."""
+    image_digest: str | None = None
+    """A reproduction's pinned machine image (section 18), run by digest, never by tag."""
+    instructions_sha256: str | None = None
+    """A reproduction's pinned standard instructions, by SHA-256 (published as evidence)."""
+    reproduces: str | None = None
+    """The run this one reproduces (section 18), with everything it ran with pinned."""
 
 
 class RunClaimed(_RunFact, frozen=True):
@@ -123,6 +129,10 @@ class SandboxCreated(_RunFact, frozen=True):
     environment: dict[str, str]
     """Every variable given to the agent but its key, which is named by `key_env` only."""
     key_env: str | None
+    engine_version: str | None = None
+    """The container engine's version (section 18: the exact environment is published)."""
+    instructions_sha256: str | None = None
+    """The standard instructions copied into the sandbox, by SHA-256 (sections 7 and 18)."""
 
 
 class AgentStarted(_RunFact, frozen=True):

@@ -44,6 +44,11 @@ def review(project_id: str) -> str:
     return f"review:{project_id}"
 
 
+def instructions(sha256: str) -> str:
+    """One version of the standard instructions, published once (sections 7 and 18)."""
+    return f"instructions:{sha256}"
+
+
 EVIDENCE = "evidence:"
 """The prefix of every run's evidence streams."""
 

@@ -3,14 +3,14 @@ limit, the sandbox's limits (methodology section 7)."""
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 import msgspec
 
 from domain.events.base import Value
+from domain.events.methodology import Network
 
 Minutes = Annotated[float, msgspec.Meta(gt=0)]
-Network = Literal["none", "bridge"]
 
 
 class Budgets(Value, frozen=True):

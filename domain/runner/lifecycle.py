@@ -88,6 +88,8 @@ class RunState(msgspec.Struct, frozen=True, kw_only=True):
     sandbox: str | None = None
     sandbox_removed: bool = False
     image_digest: str | None = None
+    environment: SandboxCreated | None = None
+    """The sandbox as created: engine, limits and instructions (section 18)."""
     source: SourceFetched | None = None
     started_at: datetime | None = None
     timeout_at: datetime | None = None
@@ -140,7 +142,13 @@ def apply(state: RunState, event: RunEvent) -> RunState:  # noqa: PLR0911, PLR09
         ):
             return _at(state, "source_ready", source=event)
         case SandboxCreated() if phase == "source_ready":
-            return _at(state, "sandbox_ready", sandbox=event.name, image_digest=event.image_digest)
+            return _at(
+                state,
+                "sandbox_ready",
+                sandbox=event.name,
+                image_digest=event.image_digest,
+                environment=event,
+            )
         case AgentStarted() if phase == "sandbox_ready":
             return _at(state, "running", started_at=event.started_at, timeout_at=event.timeout_at)
         case AgentExited() | AgentTimedOut() if phase == "running":

@@ -44,7 +44,7 @@ def run_record(
     reason = getattr(ending, "reason", None)
     if status == "finished" and report is None:
         status, reason = "invalid", problem
-    run = state.scheduled
+    run, sandbox = state.scheduled, state.environment
     return RunRecord(
         run_id=run.run_id,
         cycle=run.cycle,
@@ -60,4 +60,7 @@ def run_record(
         evidence=evidence,
         model_key=model_key,
         image_digest=state.image_digest,
+        engine_version=None if sandbox is None else sandbox.engine_version,
+        network=None if sandbox is None else sandbox.limits.network,
+        instructions_sha256=None if sandbox is None else sandbox.instructions_sha256,
     )

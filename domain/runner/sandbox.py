@@ -56,7 +56,10 @@ def virtual_display(project: Project, edition: str) -> str | None:
 
 
 def sandbox_image(run: RunScheduled) -> str:
-    """The image class the run needs: the agent's desktop image when it gets a display."""
+    """The image the run needs: a reproduction's pinned digest; else the image class of its
+    agent, the desktop image when it gets a display."""
+    if run.image_digest is not None:
+        return run.image_digest
     display = virtual_display(run.project, run.edition)
     return (display and run.runtime.desktop_image) or run.runtime.image
 

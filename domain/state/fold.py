@@ -19,6 +19,7 @@ from domain.events import (
     DomainEvent,
     EditionDrafted,
     EvidenceTransformed,
+    InstructionsPublished,
     OperatorActed,
     OperatorRegistered,
     OperatorRevoked,
@@ -76,6 +77,8 @@ def apply(
             model.reruns.setdefault(
                 run_id, Noted(position=position, reason=event.reason, by_rule=True)
             )
+        case InstructionsPublished():
+            model.instructions.setdefault(event.sha256, position)
         case EditionDrafted():
             model.editions[event.version] = Edition(position=position, event=event)
         case AgentRegistered() | CycleOpened():

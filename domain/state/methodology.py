@@ -53,6 +53,8 @@ class Methodology(msgspec.Struct, kw_only=True):
     closed: dict[str, int] = msgspec.field(default_factory=dict)
     """Cycle: the position of its closing."""
     disputes: dict[str, Dispute] = msgspec.field(default_factory=dict)
+    instructions: dict[str, int] = msgspec.field(default_factory=dict)
+    """SHA-256 of each version of the standard instructions: the position it was published at."""
     authority: Authority = msgspec.field(default_factory=Authority)
     """Operators' keys, their sequences, and the approvals for the public."""
 

@@ -83,3 +83,18 @@ def served_copy(state: Methodology, as_of: int, run_id: str, kind: str) -> Serve
         transforms=list(copy.transforms),
         withheld="; ".join(withheld) or None,
     )
+
+
+class InstructionsView(msgspec.Struct, frozen=True, kw_only=True):
+    """A version of the standard instructions as published (sections 7 point 2 and 18)."""
+
+    sha256: str
+    published_at: int
+
+
+def instructions_view(state: Methodology, as_of: int, sha256: str) -> InstructionsView:
+    """The instructions of that SHA-256, once published as of `as_of`."""
+    published_at = state.instructions.get(sha256)
+    if published_at is None:
+        raise NotFound(f"no standard instructions {sha256!r} as of position {as_of}")
+    return InstructionsView(sha256=sha256, published_at=published_at)

@@ -63,6 +63,12 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     verified_claim: str
     """Section 6a: what a pass of this run verifies, in the seed's words."""
     disputes: list[DisputeRow] = msgspec.field(default_factory=list)
+    image_digest: str | None = None
+    """Section 18, the environment published: the machine image the run ran on, by digest."""
+    engine_version: str | None = None
+    network: str | None = None
+    instructions_sha256: str | None = None
+    """The standard instructions the agent had (published at `/instructions/<sha256>`)."""
     approved: Approved | None = None
     """Set on public documents: what an operator approved (methodology section 1)."""
 
@@ -111,4 +117,8 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
             )
             for d in state.run_disputes(run_id)
         ],
+        image_digest=event.image_digest,
+        engine_version=event.engine_version,
+        network=event.network,
+        instructions_sha256=event.instructions_sha256,
     )

@@ -3,6 +3,7 @@ on 127.0.0.1 (issue 12's acceptance table; budgets shrunk to seconds)."""
 
 from __future__ import annotations
 
+import hashlib
 import time
 from pathlib import Path
 
@@ -21,6 +22,7 @@ from domain.events import (
     ModelKeyCreated,
     ModelKeyDeleted,
     SandboxCreated,
+    streams,
 )
 from domain.runs import run_outcome, run_score
 from ledger.ledger import Ledger
@@ -94,6 +96,41 @@ def test_the_baseline_agent_on_the_four_fixture_projects(rig: Rig, images: dict[
     assert rig.recorded("r-fails").report.installed is False  # type: ignore[union-attr]
     assert rig.live_keys() == []
     assert rig.containers() == []
+
+
+def test_a_run_names_its_environment_and_the_instructions_it_had(
+    rig: Rig, images: dict[str, str]
+) -> None:
+    """Sections 7 and 18 (issue 27, item 6): the run's document and page carry the image digest,
+    the engine's version, the network setting and the instructions' SHA-256; the instructions
+    are published once per version, before the first run that had them, and served."""
+    from api.services.queries import MethodologyQueries
+    from domain.events import InstructionsPublished
+
+    rig.schedule("installs-and-runs", "r-env-1")
+    rig.schedule("fails-to-install", "r-env-2")
+    rig.work(concurrency=2)
+    text = rig.runner.instructions
+    sha = hashlib.sha256(text).hexdigest()
+    published = [r for r in rig.ledger.stream(streams.instructions(sha))]
+    assert [type(r.event) for r in published] == [InstructionsPublished]
+    first_sandbox = min(
+        r.position
+        for run_id in ("r-env-1", "r-env-2")
+        for r in rig.ledger.stream(streams.attempt(run_id))
+        if isinstance(r.event, SandboxCreated)
+    )
+    assert published[0].position < first_sandbox
+    engine = rig.runner.sandboxes.engine_version()
+    for run_id in ("r-env-1", "r-env-2"):
+        doc = MethodologyQueries(rig.ledger).run(run_id)
+        assert (doc.image_digest, doc.engine_version, doc.network, doc.instructions_sha256) == (
+            images[BASELINE_IMAGE],
+            engine,
+            "none",
+            sha,
+        )
+    assert b"".join(rig.runner.store.read(sha)) == text
 
 
 def test_a_desktop_application_starts_on_the_sandbox_s_virtual_display(
@@ -259,7 +296,7 @@ def test_an_orchestrator_killed_mid_run_leaves_nothing_after_restart_and_sweep(
     import subprocess
 
     from api.services.run_end import recover
-    from domain.events import RecordingWithheld, RerunRequested, RunAborted, streams
+    from domain.events import RecordingWithheld, RerunRequested, RunAborted
     from tests.conftest import ARGUSIC
 
     rig.schedule("outlasts-budget", "r-crash", budget=120)
