@@ -112,7 +112,7 @@ def test_a_run_names_its_environment_and_the_instructions_it_had(
     rig.work(concurrency=2)
     text = rig.runner.instructions
     sha = hashlib.sha256(text).hexdigest()
-    published = [r for r in rig.ledger.stream(streams.instructions(sha))]
+    published = rig.ledger.stream(streams.instructions(sha))
     assert [type(r.event) for r in published] == [InstructionsPublished]
     first_sandbox = min(
         r.position
