@@ -29,6 +29,7 @@ from api.services.operators import ActionDesk
 from api.services.ports import Banners, EvidenceStore, SourceReading
 from api.services.queries import LedgerQueries, MethodologyQueries, SiiqQueries
 from api.services.record_run import RunRecording
+from api.services.reproduce import Images
 from api.services.run_log import RunLog
 from api.services.runner_ports import Runner
 from api.services.sources import SourcesQueries
@@ -252,6 +253,15 @@ def build_runner(settings: Settings, ledger: Ledger, env: Mapping[str, str] = os
         clock=utc_now,
         nonce=lambda: secrets.token_hex(4),
         shared_keys={k: v for k, v in env.items() if k.endswith("_API_KEY")},
+    )
+
+
+def engine_images(env: Mapping[str, str] = os.environ) -> Images:
+    """The container engine in force, for what images it still holds (`argusic reproduce`)."""
+    from adapters.docker_sandbox import DockerSandboxes  # noqa: PLC0415
+
+    return DockerSandboxes(
+        env.get("DOCKER_HOST"), orchestrator_config(env).sandbox.docker_timeout_seconds
     )
 
 

@@ -22,6 +22,7 @@ from domain.events import (
     ProjectReviewCleared,
     ProjectReviewed,
     PublicationApproved,
+    ReproductionRequested,
     RerunRequested,
     RevisionApproved,
     RunVoided,
@@ -39,10 +40,12 @@ from domain.events.operators import (
     InvalidateRuns,
     OperatorAction,
     ReleaseHold,
+    RequestReproduction,
     Review,
     RevokeOperator,
 )
 from domain.operators import Signatures
+from domain.reproduction import reproducible, reproduction_runs
 from domain.state.methodology import Methodology
 from domain.state.records import Authority
 
@@ -221,6 +224,27 @@ def invalidate_runs(action: InvalidateRuns, _: str, state: Methodology) -> list[
     return events
 
 
+def request_reproduction(
+    action: RequestReproduction, operator: str, state: Methodology
+) -> list[DomainEvent]:
+    """Methodology section 18: a recorded run is run again `runs` times as it ran; the runs are
+    numbered on after its earlier reproductions."""
+    run = state.runs.get(action.run_id) or state.reproduced.get(action.run_id)
+    if run is None:
+        raise Rejected("section 18", f"run {action.run_id} is not recorded: nothing to reproduce")
+    reproducible(run.event)
+    earlier = state.reproductions.get(action.run_id, [])
+    return [
+        ReproductionRequested(
+            request=f"{action.run_id}/reproduction/{len(earlier) + 1}",
+            run_id=action.run_id,
+            runs=reproduction_runs(action.run_id, sum(len(r.runs) for r in earlier), action.runs),
+            requested_by=action.requested_by,
+            note=action.note,
+        )
+    ]
+
+
 MethodologyDecision = Callable[[Any, str, Methodology], list[DomainEvent]]
 METHODOLOGY_DECISIONS: dict[type[Action], MethodologyDecision] = {
     Review: review,
@@ -228,6 +252,7 @@ METHODOLOGY_DECISIONS: dict[type[Action], MethodologyDecision] = {
     DisputeOpen: open_dispute,
     DisputeResolve: resolve_dispute,
     InvalidateRuns: invalidate_runs,
+    RequestReproduction: request_reproduction,
 }
 
 
@@ -328,6 +353,11 @@ NAMED: dict[tuple[type[Action], type[DomainEvent]], tuple[tuple[str, str], ...]]
         ("outcome", "outcome"),
         ("note", "note"),
     ),
+    (RequestReproduction, ReproductionRequested): (
+        ("run_id", "run_id"),
+        ("requested_by", "requested_by"),
+        ("note", "note"),
+    ),
     (ReleaseHold, HoldReleased): (("hold", "hold"), ("note", "note")),
     (ApproveRevision, RevisionApproved): (("benchmark", "benchmark"), ("snapshot", "snapshot")),
     (ApproveAlias, AliasApproved): (
@@ -385,6 +415,7 @@ DECISION_FACTS: tuple[type[DomainEvent], ...] = (
     RerunRequested,
     DisputeOpened,
     DisputeResolved,
+    ReproductionRequested,
     HoldReleased,
     RevisionApproved,
     AliasApproved,

@@ -119,6 +119,7 @@ class RunRecord(InputRecord, frozen=True, tag="run"):
     engine_version: Annotated[str, msgspec.Meta(max_length=100)] | None = None
     network: Network | None = None
     instructions_sha256: Sha256 | None = None
+    reproduces: Text | None = None
 
 
 SAME_CONDITIONS: tuple[tuple[str, Callable[[RunRecorded], str | None]], ...] = (
@@ -187,6 +188,7 @@ def admit_run(
         engine_version=record.engine_version,
         network=record.network,
         instructions_sha256=record.instructions_sha256,
+        reproduces=record.reproduces,
         budget_minutes=budget_minutes
         if budget_minutes is not None
         else time_budget_minutes(record.edition, record.project),

@@ -11,12 +11,21 @@ import click
 import msgspec
 
 from api.cli.output import Session, emit, json_option, pass_session, serve_stand_in
+from api.services.operators import operator_signer
+from api.services.reproduce import reproduce
 from api.services.run_end import cancel, stop_all
 from api.services.runs_view import list_runs
 from api.services.schedule import schedule
 from api.services.sweep import sweep
 from api.services.worker import run_worker
-from api.wiring import build_images_now, build_runner, keys_stand_in, orchestrator_config
+from api.wiring import (
+    build_images_now,
+    build_runner,
+    engine_images,
+    keys_stand_in,
+    orchestrator_config,
+)
+from domain.events.operators import RequestReproduction
 
 
 class Swept(msgspec.Struct, frozen=True, kw_only=True):
@@ -62,6 +71,42 @@ def worker_command(
         {"worker": worker, "recovered": report.recovered, "executed": report.executed},
         lambda d: f"worker {d['worker']}: {len(d['executed'])} runs executed",
     )
+
+
+@click.command("reproduce")
+@click.argument("run_id")
+@click.option("--as", "signer_name", required=True, help="The operator signing the request.")
+@click.option("--runs", type=click.IntRange(1, 10), default=3, show_default=True)
+@click.option("--requested-by", default=None, help="Who asked (default: the signer).")
+@click.option("--note", default="", help="Why, for the record.")
+@json_option
+@pass_session
+def reproduce_command(
+    session: Session,
+    run_id: str,
+    *,
+    signer_name: str,
+    runs: int,
+    requested_by: str | None,
+    note: str,
+    as_json: bool,
+) -> None:
+    """Run a recorded result again as it ran (methodology section 18), RUNS times."""
+    argusic = session.argusic
+    request = RequestReproduction(
+        run_id=run_id, requested_by=requested_by or signer_name, runs=runs, note=note
+    )
+    asked = reproduce(
+        argusic.ledger,
+        argusic.actions,
+        operator_signer(argusic.settings.home, signer_name),
+        request,
+        images=engine_images(),
+        store=argusic.store,
+        config=orchestrator_config(),
+        clock=argusic.clock,
+    )
+    emit(asked, lambda d: f"{d.request}: " + ", ".join(d.runs))
 
 
 @click.command("cancel")
@@ -147,5 +192,12 @@ def schedule_command(session: Session, cycle: str, as_json: bool) -> None:
     emit(report, lambda r: f"cycle {r.cycle}: {len(r.scheduled)} runs scheduled")
 
 
-commands = (schedule_command, worker_command, cancel_command, stop_all_command, runs_command)
+commands = (
+    schedule_command,
+    worker_command,
+    reproduce_command,
+    cancel_command,
+    stop_all_command,
+    runs_command,
+)
 groups = (sandbox_group, keys_group)

@@ -18,6 +18,7 @@ from projections.views.leaderboard import LeaderboardView
 from projections.views.methodology import MethodologyView
 from projections.views.project import ProjectView
 from projections.views.projects import ProjectsView
+from projections.views.reproductions import ReproductionsView
 from projections.views.run import RunView
 from projections.views.sources import SourcesView
 
@@ -53,6 +54,21 @@ def run(
     as_of: AsOf = None,
 ) -> RunView:
     return methodology.run(run_id, as_of)
+
+
+@get(
+    "/runs/{run_id:str}/reproductions",
+    sync_to_thread=True,
+    responses=READ,
+    opt=page("reproductions.html"),
+)
+def run_reproductions(
+    methodology: NamedDependency[MethodologyQueries],
+    run_id: FromPath[str],
+    as_of: AsOf = None,
+) -> ReproductionsView:
+    """Section 18: the run's reproductions, their outcomes beside its own, and what differed."""
+    return methodology.reproductions(run_id, as_of)
 
 
 @get("/runs/{run_id:str}/trace", sync_to_thread=True, responses=READ)
@@ -100,6 +116,7 @@ router = Router(
         projects,
         project,
         run,
+        run_reproductions,
         run_trace,
         methodology_page,
         editions,

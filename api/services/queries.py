@@ -34,6 +34,7 @@ from projections.views.leaderboard import LeaderboardView, leaderboard_view
 from projections.views.methodology import MethodologyView, methodology_view
 from projections.views.project import ProjectView, project_view
 from projections.views.projects import ProjectsView, projects_view
+from projections.views.reproductions import ReproductionsView, reproductions_view
 from projections.views.run import RunView, run_view
 from projections.views.siiq_publication import (
     HistoryDocument,
@@ -204,6 +205,10 @@ class MethodologyQueries:
 
     def run(self, run_id: str, as_of: int | None = None) -> RunView:
         return self._answer(("run", run_id), partial(run_view, run_id=run_id), as_of)
+
+    def reproductions(self, run_id: str, as_of: int | None = None) -> ReproductionsView:
+        view = partial(reproductions_view, run_id=run_id)
+        return self._answer(("reproductions", run_id), view, as_of)
 
     def cycles(self, as_of: int | None = None) -> CyclesView:
         return self._answer(("cycles",), cycles_view, as_of)

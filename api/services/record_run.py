@@ -63,7 +63,7 @@ def run_events(
     record, redacted_texts = redact_run_texts(record)
     registered = state.agents.get(record.agent.id)
     agent = resolve_agent(record.agent, registered)
-    known = state.runs.get(record.run_id)
+    known = state.runs.get(record.run_id) or state.reproduced.get(record.run_id)
     if known is not None:
         received = intake.fingerprints(files, record.model_key)
         admit_run(

@@ -4,17 +4,20 @@ point 4, and section 11), under the edition in force, and every run of it asked 
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Mapping
 from datetime import datetime
 
 import msgspec
+from eventsourcing.persistence import IntegrityError
 
 from api.services.reader import ProjectionReader
 from api.services.run_log import RunBoard, RunLog, RunMoved
 from domain.editions import version_key
 from domain.errors import NotFound, Rejected
 from domain.runner.config import OrchestratorConfig
-from domain.runner.schedule import Reruns, plan_cycle, plan_reruns
+from domain.runner.lifecycle import RunState
+from domain.runner.schedule import Reruns, plan_cycle, plan_reproductions, plan_reruns
 from domain.state.methodology import Methodology
 from ledger.ledger import Ledger
 from projections.methodology import MethodologyProjection
@@ -54,10 +57,13 @@ def schedule(
     if runs:
         ledger.append(ledger.next_versions(runs))
     reruns = schedule_reruns(reader, board, config, clock, cycle=cycle_id)
+    reproductions = schedule_reproductions(reader, board, config, clock)
+    report_reproductions(reader, ledger)
+    again = reruns.scheduled + reproductions.scheduled
     return ScheduleReport(
         cycle=cycle_id,
-        scheduled=[r.run_id for r in runs] + [r.run_id for r in reruns.scheduled],
-        reruns_waiting=reruns.waiting,
+        scheduled=[r.run_id for r in runs] + [r.run_id for r in again],
+        reruns_waiting=reruns.waiting | reproductions.waiting,
     )
 
 
@@ -70,9 +76,8 @@ def schedule_reruns(
     cycle: str | None = None,
 ) -> Reruns:
     """Every open rerun request (of `cycle`, or of every cycle) as one scheduled run, appended
-    at once; a request another scheduler turned into a run meanwhile is planned again against
-    it, so each gets exactly one (`RunMoved` is the other's append winning). `reader` and
-    `board` (the ledger's methodology and runs) fold on from where they last read."""
+    at once. `reader` and `board` (the ledger's methodology and runs) fold on from where they
+    last read."""
     state = reader.latest()
     requested = [
         run_id
@@ -80,9 +85,9 @@ def schedule_reruns(
         if cycle is None or (run_id in state.runs and state.runs[run_id].event.cycle == cycle)
     ]
     recorded = {r: state.runs[r].event for r in requested if r in state.runs}
-    for _ in range(ATTEMPTS):
-        known = board.refresh().runs
-        reruns = plan_reruns(
+
+    def plan(known: Mapping[str, RunState]) -> Reruns:
+        return plan_reruns(
             requested,
             {r: known[r].scheduled for r in requested if r in known},
             recorded,
@@ -92,10 +97,76 @@ def schedule_reruns(
             grace_seconds=config.sandbox.grace_seconds,
             now=clock(),
         )
+
+    return _scheduled(board, plan)
+
+
+def schedule_reproductions(
+    reader: ProjectionReader[Methodology],
+    board: RunBoard,
+    config: OrchestratorConfig,
+    clock: Callable[[], datetime],
+) -> Reruns:
+    """Every run of every reproduction request not yet scheduled (section 18), appended at once."""
+    state = reader.latest()
+    requests = [r for asked in state.reproductions.values() for r in asked]
+    originals = {r.run_id for r in requests}
+    recorded = {r: state.runs[r].event for r in originals if r in state.runs}
+
+    def plan(known: Mapping[str, RunState]) -> Reruns:
+        return plan_reproductions(
+            requests,
+            {r: known[r].scheduled for r in originals if r in known},
+            recorded,
+            state.agents,
+            known=known,
+            budgets=config.budgets,
+            grace_seconds=config.sandbox.grace_seconds,
+            now=clock(),
+        )
+
+    return _scheduled(board, plan)
+
+
+def report_reproductions(reader: ProjectionReader[Methodology], ledger: Ledger) -> list[str]:
+    """Section 18: a report for every reproduction whose runs have all been recorded, once (a
+    second reporter's append losing changes nothing); the requests reported."""
+    state = reader.latest()
+    reports = [
+        report
+        for asked in state.reproductions.values()
+        for request in asked
+        if request.request not in state.reproduction_reports
+        and (report := state.reported(request)) is not None
+    ]
+    for report in reports:
+        with contextlib.suppress(IntegrityError):
+            ledger.append(ledger.next_versions([report]))
+    return [r.request for r in reports]
+
+
+def schedule_asked(
+    reader: ProjectionReader[Methodology],
+    board: RunBoard,
+    config: OrchestratorConfig,
+    clock: Callable[[], datetime],
+) -> None:
+    """What every worker loop does whenever the ledger grew: every run asked for again or to
+    reproduce, scheduled, and every reproduction whose runs all ended, reported."""
+    schedule_reruns(reader, board, config, clock)
+    schedule_reproductions(reader, board, config, clock)
+    report_reproductions(reader, board.ledger)
+
+
+def _scheduled(board: RunBoard, plan: Callable[[Mapping[str, RunState]], Reruns]) -> Reruns:
+    """The runs `plan` gives against the runs known, appended at once; planned again against
+    another scheduler's runs when it appended first (`RunMoved`), so each is scheduled once."""
+    for _ in range(ATTEMPTS):
+        planned = plan(board.refresh().runs)
         try:
-            if reruns.scheduled:
-                RunLog(board.ledger).schedule(reruns.scheduled)
+            if planned.scheduled:
+                RunLog(board.ledger).schedule(planned.scheduled)
         except RunMoved:
             continue
-        return reruns
-    raise RunMoved(f"reruns kept being scheduled by others during {ATTEMPTS} attempts")
+        return planned
+    raise RunMoved(f"runs kept being scheduled by others during {ATTEMPTS} attempts")

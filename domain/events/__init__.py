@@ -27,6 +27,8 @@ from domain.events.methodology import (
     ProjectReviewCleared,
     ProjectReviewed,
     Report,
+    ReproductionReported,
+    ReproductionRequested,
     RerunRequested,
     RunRecorded,
     RunStatus,
@@ -111,6 +113,8 @@ DomainEvent = (
     | InstructionsPublished
     | RecordingWithheld
     | RerunRequested
+    | ReproductionRequested
+    | ReproductionReported
     | SiiqInputsRecorded
     | CalibrationAccepted
     | CalibrationRejected
@@ -204,6 +208,8 @@ __all__ = [
     "PublishedValue",
     "RecordingWithheld",
     "Report",
+    "ReproductionReported",
+    "ReproductionRequested",
     "RerunRequested",
     "RevisionApproved",
     "RevisionAttempted",

@@ -156,6 +156,8 @@ class RunRecorded(Event, frozen=True):
     """Section 7, point 1: the sandbox's network setting."""
     instructions_sha256: str | None = None
     """Section 7, point 2: the standard instructions the agent had, by SHA-256."""
+    reproduces: str | None = None
+    """Section 18: the run this one reproduced; it counts in no figure."""
 
     @property
     def stream(self) -> str:
@@ -201,6 +203,51 @@ class RunVoided(Event, frozen=True):
     @property
     def stream(self) -> str:
         return streams.run(self.run_id)
+
+
+class ReproductionRequested(Event, frozen=True):
+    """Section 18: a recorded run is to be run again `runs` times as it ran, to reproduce it; the
+    runs are `<run id>~p<k>`, numbered on from the run's earlier reproductions."""
+
+    request: Text
+    """`<run id>/reproduction/<n>`: the run's n-th request."""
+    run_id: Text
+    runs: list[Text]
+    requested_by: Text
+    note: str
+
+    @property
+    def stream(self) -> str:
+        return streams.reproduction(self.run_id)
+
+
+class Difference(Value, frozen=True):
+    """One thing a reproduction ran with that differs from the original (section 18)."""
+
+    field: str
+    original: str | None
+    now: str | None
+
+
+class ReproducedRun(Value, frozen=True):
+    run_id: Text
+    outcome: str | None
+    score: float | None
+
+
+class ReproductionReported(Event, frozen=True):
+    """Section 18: every run of a reproduction request ended: each one's outcome and score, whether
+    the original's outcome held in all, and every difference in what ran."""
+
+    request: Text
+    run_id: Text
+    runs: list[ReproducedRun]
+    same_outcome: bool
+    differences: list[Difference]
+
+    @property
+    def stream(self) -> str:
+        return streams.reproduction(self.run_id)
 
 
 RerunCause = Literal[

@@ -92,6 +92,16 @@ class InvalidateRuns(Action, frozen=True, tag="invalidate_runs"):
     rerun: bool = False
 
 
+class RequestReproduction(Action, frozen=True, tag="request_reproduction"):
+    """Section 18: run a recorded result again, `runs` times, with everything it ran with pinned
+    (commit, agent configuration, image digest, instructions, budget), to see whether it holds."""
+
+    run_id: Text
+    requested_by: Text
+    runs: Annotated[int, msgspec.Meta(ge=1, le=10)] = 3
+    note: str = ""
+
+
 class AddOperator(Action, frozen=True, tag="add_operator"):
     """An owner registers a key (the first owner registers itself: `operator init`)."""
 
@@ -116,6 +126,7 @@ OperatorAction = (
     | ApproveRevision
     | ApproveAlias
     | InvalidateRuns
+    | RequestReproduction
     | AddOperator
     | RevokeOperator
 )

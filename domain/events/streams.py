@@ -44,6 +44,11 @@ def review(project_id: str) -> str:
     return f"review:{project_id}"
 
 
+def reproduction(run_id: str) -> str:
+    """A run's reproduction requests and their reports, in the order made."""
+    return f"reproduction:{run_id}"
+
+
 def instructions(sha256: str) -> str:
     """One version of the standard instructions, published once (sections 7 and 18)."""
     return f"instructions:{sha256}"

@@ -63,4 +63,5 @@ def run_record(
         engine_version=None if sandbox is None else sandbox.engine_version,
         network=None if sandbox is None else sandbox.limits.network,
         instructions_sha256=None if sandbox is None else sandbox.instructions_sha256,
+        reproduces=run.reproduces,
     )

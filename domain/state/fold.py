@@ -26,6 +26,8 @@ from domain.events import (
     ProjectReviewed,
     PublicationApproved,
     RecordingWithheld,
+    ReproductionReported,
+    ReproductionRequested,
     RerunRequested,
     RunRecorded,
     RunVoided,
@@ -47,7 +49,13 @@ from domain.state.records import (
 )
 
 Decided = (
-    ProjectReviewed | RunVoided | RerunRequested | CycleClosed | DisputeOpened | DisputeResolved
+    ProjectReviewed
+    | RunVoided
+    | RerunRequested
+    | CycleClosed
+    | DisputeOpened
+    | DisputeResolved
+    | ReproductionRequested
 )
 
 
@@ -63,6 +71,8 @@ def apply(
     match event:  # the most frequent facts first: a class pattern is an isinstance check
         case EvidenceTransformed() | RecordingWithheld():
             _evidence(model, position, event)
+        case RunRecorded(run_id=run_id) if event.reproduces is not None:
+            model.reproduced[run_id] = Run(position=position, event=event)  # counts nowhere
         case RunRecorded(run_id=run_id):
             model.runs[run_id] = Run(position=position, event=event)
             agent, project, cycle = set_key(event)
@@ -77,6 +87,8 @@ def apply(
             model.reruns.setdefault(
                 run_id, Noted(position=position, reason=event.reason, by_rule=True)
             )
+        case ReproductionReported() if _true_report(model, event):
+            model.reproduction_reports[event.request] = event
         case InstructionsPublished():
             model.instructions.setdefault(event.sha256, position)
         case EditionDrafted():
@@ -92,6 +104,7 @@ def apply(
             | CycleClosed()
             | DisputeOpened()
             | DisputeResolved()
+            | ReproductionRequested()
         ) if authorized(model.authority, position, event) and _applies(model, event):
             _decided(model, position, event)
     return model
@@ -102,6 +115,18 @@ def _invalid_as_recorded(model: Methodology, run_id: str) -> bool:
     by its own record; repeating it sets nothing aside."""
     run = model.runs.get(run_id)
     return run is None or invalid_reason(run.event) is not None
+
+
+def _true_report(model: Methodology, report: ReproductionReported) -> bool:
+    """Section 18: a reproduction's first report, and only one the recorded runs give (a report
+    is derived: one that says otherwise counts nowhere)."""
+    if report.request in model.reproduction_reports:
+        return False
+    request = next(
+        (r for r in model.reproductions.get(report.run_id, []) if r.request == report.request),
+        None,
+    )
+    return request is not None and model.reported(request) == report
 
 
 def _applies(model: Methodology, fact: Decided) -> bool:
@@ -119,6 +144,8 @@ def _applies(model: Methodology, fact: Decided) -> bool:
             return fact.run_id in model.runs and fact.dispute not in model.disputes
         case DisputeResolved():
             return fact.dispute in model.disputes
+        case ReproductionRequested():
+            return fact.run_id in model.runs
     return True
 
 
@@ -138,6 +165,8 @@ def _decided(model: Methodology, position: int, fact: Decided) -> None:
             model.closed[fact.cycle] = position
         case DisputeOpened() | DisputeResolved():
             _dispute(model, position, fact)
+        case ReproductionRequested():
+            model.reproductions.setdefault(fact.run_id, []).append(fact)
 
 
 def _acted_at(model: Methodology) -> int | None:

@@ -11,8 +11,16 @@ import msgspec
 from domain.editions import version_key
 from domain.environment_qa import is_under_review
 from domain.errors import NotFound
-from domain.events import AgentRegistered, CycleOpened, RunRecorded, SourceType
+from domain.events import (
+    AgentRegistered,
+    CycleOpened,
+    ReproductionReported,
+    ReproductionRequested,
+    RunRecorded,
+    SourceType,
+)
 from domain.leaderboard import ScoredRun, Standing, leaderboard
+from domain.reproduction import reproduction_report
 from domain.runs import invalid_reason, repeated, run_outcome, run_score
 from domain.scoring import Outcome, passed
 from domain.source_types import SourceRow, source_table
@@ -53,6 +61,12 @@ class Methodology(msgspec.Struct, kw_only=True):
     closed: dict[str, int] = msgspec.field(default_factory=dict)
     """Cycle: the position of its closing."""
     disputes: dict[str, Dispute] = msgspec.field(default_factory=dict)
+    reproductions: dict[str, list[ReproductionRequested]] = msgspec.field(default_factory=dict)
+    """Run id: its reproduction requests, in the order made (section 18)."""
+    reproduced: dict[str, Run] = msgspec.field(default_factory=dict)
+    """Reproduction runs by id: recorded apart, so they count in no figure."""
+    reproduction_reports: dict[str, ReproductionReported] = msgspec.field(default_factory=dict)
+    """Request: its report, once every run of it ended."""
     instructions: dict[str, int] = msgspec.field(default_factory=dict)
     """SHA-256 of each version of the standard instructions: the position it was published at."""
     authority: Authority = msgspec.field(default_factory=Authority)
@@ -62,7 +76,7 @@ class Methodology(msgspec.Struct, kw_only=True):
         return sorted(self.editions.values(), key=lambda e: version_key(e.event.version))
 
     def find_run(self, run_id: str, as_of: int) -> Run:
-        run = self.runs.get(run_id)
+        run = self.runs.get(run_id) or self.reproduced.get(run_id)
         if run is None:
             raise NotFound(f"no run {run_id!r} as of position {as_of}")
         return run
@@ -92,6 +106,24 @@ class Methodology(msgspec.Struct, kw_only=True):
             invalid_reason=invalid_reason(run.event, aside),
             outcome=run_outcome(run.event, aside),
             lines=run_score(run.event, aside),
+        )
+
+    def reported(self, request: ReproductionRequested) -> ReproductionReported | None:
+        """Section 18: the report of a reproduction once each of its runs is recorded (a run
+        cut short is compared as it ended: invalid, without an outcome); None before."""
+        again = [self.reproduced.get(run_id) for run_id in request.runs]
+        original = self.runs.get(request.run_id)
+        if original is None or None in again:
+            return None
+        judged = [self.judge(run) for run in again if run is not None]
+        return reproduction_report(
+            request.request,
+            original.event,
+            self.judge(original).outcome,
+            [
+                (j.event, j.outcome, None if j.lines is None else float(j.lines.total))
+                for j in judged
+            ],
         )
 
     def judged(self) -> list[Judged]:
