@@ -111,7 +111,7 @@ def test_the_report_says_whether_the_outcome_held_and_what_differed(
     run_page = public.get(f"/runs/{RUN}", headers={"accept": "text/html"}).text
     assert f'href="/runs/{RUN}/reproductions"' in run_page
     again = public.get(f"/runs/{RUN}~p1", headers={"accept": "text/html"}).text
-    assert f"This run reproduces <a href=\"/runs/{RUN}\">" in again
+    assert f'This run reproduces <a href="/runs/{RUN}">' in again
 
 
 def test_a_report_the_runs_do_not_give_counts_nowhere(recorded: World) -> None:
