@@ -165,6 +165,7 @@ class Rig:
         command: list[str] | None = None,
         edition: str = "1.5",
         desktop_image: str | None = None,
+        image: str = BASELINE_IMAGE,
     ) -> RunScheduled:
         if fixture not in self.repos:
             self.repos[fixture] = fixture_repository(fixture, self.folder)
@@ -189,7 +190,7 @@ class Rig:
                 harness_version="1",
             ),
             runtime=AgentRuntime(
-                image=BASELINE_IMAGE,
+                image=image,
                 command=command or ["/agent/run"],
                 desktop_image=desktop_image,
             ),
