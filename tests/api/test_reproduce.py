@@ -25,7 +25,9 @@ from tests.api.test_reruns import RUNTIME
 from tests.conftest import argusic
 from tests.publishing import OWNER, action_desk
 from tests.records import EDITIONS, write
-from tests.runner_fixtures import Rig, images, rig, stand_in  # noqa: F401 (fixtures)
+from tests.runner_fixtures import Rig, images, rig, stand_in
+
+__all__ = ["images", "rig", "stand_in"]
 
 
 def asked(rig: Rig, home: Path, run_id: str) -> list[str]:
