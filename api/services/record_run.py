@@ -14,7 +14,7 @@ from api.services.ports import Banners, EvidenceStore
 from api.services.reader import ProjectionReader
 from domain.cycles import in_cycle
 from domain.errors import Rejected
-from domain.events import DomainEvent, Evidence
+from domain.events import DomainEvent, Evidence, RerunRequested
 from domain.evidence.quoting import quoted_text_events
 from domain.evidence.run_texts import redact_run_texts
 from domain.runs import (
@@ -100,7 +100,8 @@ def run_events(
     events: list[DomainEvent] = [run]
     for kind, file in derived.items():
         events += file.events(run.run_id, kind)
-    again = missing_evidence(run)
+    asked = any(isinstance(e, RerunRequested) for e in events)  # a withheld file's already
+    again = None if asked else missing_evidence(run)
     return events + redacted_texts + quoted_text_events(run) + ([again] if again else [])
 
 
