@@ -26,6 +26,7 @@ from domain.events import (
     RevisionApproved,
     RunVoided,
     StreamHeadsCommitted,
+    StrongerRequested,
 )
 from domain.events.operators import (
     Action,
@@ -39,6 +40,7 @@ from domain.events.operators import (
     InvalidateRuns,
     OperatorAction,
     ReleaseHold,
+    RequestStronger,
     Review,
     RevokeOperator,
 )
@@ -221,6 +223,30 @@ def invalidate_runs(action: InvalidateRuns, _: str, state: Methodology) -> list[
     return events
 
 
+def request_stronger(
+    action: RequestStronger, operator: str, state: Methodology
+) -> list[DomainEvent]:
+    """Methodology section 11: "se puede ejecutar un agent más potente si se solicita": the
+    cycle's stronger agent on a project of its pool, asked for once; a cycle without a record or
+    a stronger agent, or a project outside its pool, refuses it."""
+    cycle = state.cycles.get(action.cycle)
+    if cycle is None:
+        raise Rejected("section 11", f"cycle {action.cycle} has no record")
+    if cycle.stronger_agent is None:
+        raise Rejected("section 11", f"cycle {action.cycle} names no stronger agent")
+    if action.project not in {p.id for p in cycle.projects}:
+        raise Rejected(
+            "section 11", f"project {action.project} is not in cycle {action.cycle}'s pool"
+        )
+    asked = state.stronger_requested.get(action.cycle, {}).get(action.project)
+    if asked is not None:
+        raise Rejected(
+            "section 11",
+            f"the stronger agent on {action.project} in {action.cycle} was asked for at {asked}",
+        )
+    return [StrongerRequested(project=action.project, cycle=action.cycle, operator=operator)]
+
+
 MethodologyDecision = Callable[[Any, str, Methodology], list[DomainEvent]]
 METHODOLOGY_DECISIONS: dict[type[Action], MethodologyDecision] = {
     Review: review,
@@ -228,6 +254,7 @@ METHODOLOGY_DECISIONS: dict[type[Action], MethodologyDecision] = {
     DisputeOpen: open_dispute,
     DisputeResolve: resolve_dispute,
     InvalidateRuns: invalidate_runs,
+    RequestStronger: request_stronger,
 }
 
 
@@ -328,6 +355,7 @@ NAMED: dict[tuple[type[Action], type[DomainEvent]], tuple[tuple[str, str], ...]]
         ("outcome", "outcome"),
         ("note", "note"),
     ),
+    (RequestStronger, StrongerRequested): (("project", "project"), ("cycle", "cycle")),
     (ReleaseHold, HoldReleased): (("hold", "hold"), ("note", "note")),
     (ApproveRevision, RevisionApproved): (("benchmark", "benchmark"), ("snapshot", "snapshot")),
     (ApproveAlias, AliasApproved): (
@@ -385,6 +413,7 @@ DECISION_FACTS: tuple[type[DomainEvent], ...] = (
     RerunRequested,
     DisputeOpened,
     DisputeResolved,
+    StrongerRequested,
     HoldReleased,
     RevisionApproved,
     AliasApproved,

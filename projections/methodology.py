@@ -9,7 +9,7 @@ from ledger.ledger import RecordedEvent
 
 
 class MethodologyProjection:
-    name = "methodology.v5"
+    name = "methodology.v6"
     model_type = Methodology
 
     def initial(self) -> Methodology:

@@ -25,6 +25,7 @@ from domain.events.methodology import (
     RunStatus,
     RunVoided,
     SourceType,
+    StrongerRequested,
     TestDepth,
 )
 from domain.events.operators import (
@@ -103,6 +104,7 @@ DomainEvent = (
     | EvidenceTransformed
     | RecordingWithheld
     | RerunRequested
+    | StrongerRequested
     | SiiqInputsRecorded
     | CalibrationAccepted
     | CalibrationRejected
@@ -222,6 +224,7 @@ __all__ = [
     "SourceType",
     "SourceUsed",
     "StreamHeadsCommitted",
+    "StrongerRequested",
     "SweepCompleted",
     "TableSummary",
     "TestDepth",

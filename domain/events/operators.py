@@ -92,6 +92,14 @@ class InvalidateRuns(Action, frozen=True, tag="invalidate_runs"):
     rerun: bool = False
 
 
+class RequestStronger(Action, frozen=True, tag="request_stronger"):
+    """Section 11: the cycle's stronger agent on a project of its pool (from v1.3 it runs only on
+    this)."""
+
+    project: Text
+    cycle: Text
+
+
 class AddOperator(Action, frozen=True, tag="add_operator"):
     """An owner registers a key (the first owner registers itself: `operator init`)."""
 
@@ -116,6 +124,7 @@ OperatorAction = (
     | ApproveRevision
     | ApproveAlias
     | InvalidateRuns
+    | RequestStronger
     | AddOperator
     | RevokeOperator
 )

@@ -1,7 +1,8 @@
 """The fold: each event applied to the state at its position (`apply` may update the model it
 is handed; every fold starts from a fresh or freshly decoded model).
 
-An operator's decision (an approval, a key, a review, a cycle's close, a dispute) is applied
+An operator's decision (an approval, a key, a review, a cycle's close, a dispute, a request for
+the stronger agent) is applied
 only when its fact is one that a signed action with authority decided, recorded with it
 (`domain.state.authority`); a fact appended on its own changes nothing here."""
 
@@ -28,6 +29,7 @@ from domain.events import (
     RerunRequested,
     RunRecorded,
     RunVoided,
+    StrongerRequested,
 )
 from domain.events.operators import Review as ReviewAction
 from domain.evidence import redaction
@@ -44,7 +46,13 @@ from domain.state.records import (
 )
 
 Decided = (
-    ProjectReviewed | RunVoided | RerunRequested | CycleClosed | DisputeOpened | DisputeResolved
+    ProjectReviewed
+    | RunVoided
+    | RerunRequested
+    | CycleClosed
+    | DisputeOpened
+    | DisputeResolved
+    | StrongerRequested
 )
 
 
@@ -81,6 +89,7 @@ def apply(
             | CycleClosed()
             | DisputeOpened()
             | DisputeResolved()
+            | StrongerRequested()
         ) if authorized(model.authority, position, event) and _applies(model, event):
             _decided(model, position, event)
     return model
@@ -89,7 +98,7 @@ def apply(
 def _applies(model: Methodology, fact: Decided) -> bool:
     """A decided fact names what is there: a voided run is recorded (a review's, a run of the
     project and cycle it reviewed), a dispute is opened once, of a recorded run, and resolved
-    once opened."""
+    once opened; the stronger agent is asked for once per project and cycle."""
     window = model.authority.window
     match fact:
         case RunVoided(run_id=run_id) | RerunRequested(run_id=run_id):
@@ -101,6 +110,8 @@ def _applies(model: Methodology, fact: Decided) -> bool:
             return fact.run_id in model.runs and fact.dispute not in model.disputes
         case DisputeResolved():
             return fact.dispute in model.disputes
+        case StrongerRequested():
+            return fact.project not in model.stronger_requested.get(fact.cycle, {})
     return True
 
 
@@ -120,6 +131,8 @@ def _decided(model: Methodology, position: int, fact: Decided) -> None:
             model.closed[fact.cycle] = position
         case DisputeOpened() | DisputeResolved():
             _dispute(model, position, fact)
+        case StrongerRequested():
+            model.stronger_requested.setdefault(fact.cycle, {})[fact.project] = position
 
 
 def _acted_at(model: Methodology) -> int | None:

@@ -53,6 +53,8 @@ class Methodology(msgspec.Struct, kw_only=True):
     closed: dict[str, int] = msgspec.field(default_factory=dict)
     """Cycle: the position of its closing."""
     disputes: dict[str, Dispute] = msgspec.field(default_factory=dict)
+    stronger_requested: dict[str, dict[str, int]] = msgspec.field(default_factory=dict)
+    """Cycle, project: the position where its stronger agent was asked for (section 11)."""
     authority: Authority = msgspec.field(default_factory=Authority)
     """Operators' keys, their sequences, and the approvals for the public."""
 
