@@ -16,7 +16,7 @@ from api.services.run_attempt import execute
 from api.services.run_end import recover
 from api.services.run_log import RunBoard, RunMoved
 from api.services.runner_ports import Runner
-from api.services.schedule import schedule_reruns
+from api.services.schedule import schedule_chain, schedule_reruns
 from api.services.sweep import sweep
 from domain.events import RunClaimed
 from domain.runner.budgets import run_deadline
@@ -71,8 +71,8 @@ def run_worker(
     stop: threading.Event | None = None,
 ) -> WorkerReport:
     """Recover, sweep, then claim and execute runs until stopped (with `once`: until nothing
-    claimable is left and every claimed run is done), scheduling every run asked for again
-    whenever the ledger grew."""
+    claimable is left and every claimed run is done), scheduling every run asked for again and
+    the verdict chains' next attempts whenever the ledger grew."""
     stop = stop or threading.Event()
     report = WorkerReport(recovered=recover(runner, worker))
     sweep(runner)
@@ -83,6 +83,7 @@ def run_worker(
         while not stop.is_set():
             if (size := runner.log.ledger.size()) != planned_at:  # something new may ask
                 schedule_reruns(reader, board, runner.config, runner.clock)
+                schedule_chain(reader, board, runner.config, runner.clock)
                 planned_at = size
             for run_id, future in list(running.items()):
                 if future.done():
