@@ -54,6 +54,7 @@ def play(
         ran(run)
     asked = {APP.id} if requested else set()
     while due := plan_chain(CYCLE, AGENTS, tried.get, asked, PLAN).scheduled:
+        assert len(steps) < 2, f"the chain plans on and on: {steps}, then {due}"
         for run in due:
             assert run.edition == edition
             steps.append(run.run_id)
