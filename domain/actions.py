@@ -27,6 +27,7 @@ from domain.events import (
     RevisionApproved,
     RunVoided,
     StreamHeadsCommitted,
+    StrongerRequested,
 )
 from domain.events.operators import (
     Action,
@@ -41,6 +42,7 @@ from domain.events.operators import (
     OperatorAction,
     ReleaseHold,
     RequestReproduction,
+    RequestStronger,
     Review,
     RevokeOperator,
 )
@@ -245,6 +247,30 @@ def request_reproduction(
     ]
 
 
+def request_stronger(
+    action: RequestStronger, operator: str, state: Methodology
+) -> list[DomainEvent]:
+    """Methodology section 11: "se puede ejecutar un agent más potente si se solicita": the
+    cycle's stronger agent on a project of its pool, asked for once; a cycle without a record or
+    a stronger agent, or a project outside its pool, refuses it."""
+    cycle = state.cycles.get(action.cycle)
+    if cycle is None:
+        raise Rejected("section 11", f"cycle {action.cycle} has no record")
+    if cycle.stronger_agent is None:
+        raise Rejected("section 11", f"cycle {action.cycle} names no stronger agent")
+    if action.project not in {p.id for p in cycle.projects}:
+        raise Rejected(
+            "section 11", f"project {action.project} is not in cycle {action.cycle}'s pool"
+        )
+    asked = state.stronger_requested.get(action.cycle, {}).get(action.project)
+    if asked is not None:
+        raise Rejected(
+            "section 11",
+            f"the stronger agent on {action.project} in {action.cycle} was asked for at {asked}",
+        )
+    return [StrongerRequested(project=action.project, cycle=action.cycle, operator=operator)]
+
+
 MethodologyDecision = Callable[[Any, str, Methodology], list[DomainEvent]]
 METHODOLOGY_DECISIONS: dict[type[Action], MethodologyDecision] = {
     Review: review,
@@ -253,6 +279,7 @@ METHODOLOGY_DECISIONS: dict[type[Action], MethodologyDecision] = {
     DisputeResolve: resolve_dispute,
     InvalidateRuns: invalidate_runs,
     RequestReproduction: request_reproduction,
+    RequestStronger: request_stronger,
 }
 
 
@@ -358,6 +385,7 @@ NAMED: dict[tuple[type[Action], type[DomainEvent]], tuple[tuple[str, str], ...]]
         ("requested_by", "requested_by"),
         ("note", "note"),
     ),
+    (RequestStronger, StrongerRequested): (("project", "project"), ("cycle", "cycle")),
     (ReleaseHold, HoldReleased): (("hold", "hold"), ("note", "note")),
     (ApproveRevision, RevisionApproved): (("benchmark", "benchmark"), ("snapshot", "snapshot")),
     (ApproveAlias, AliasApproved): (
@@ -416,6 +444,7 @@ DECISION_FACTS: tuple[type[DomainEvent], ...] = (
     DisputeOpened,
     DisputeResolved,
     ReproductionRequested,
+    StrongerRequested,
     HoldReleased,
     RevisionApproved,
     AliasApproved,

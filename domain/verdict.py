@@ -22,25 +22,27 @@ class Attempt(NamedTuple):
     outcome: Outcome
 
 
-def chain_complete(failed: Sequence[Attempt], edition: str) -> bool:
-    """Methodology section 11: before v1.3 a failing project needs the standard agent, its
-    retry and the stronger agent; from v1.3 two full attempts with the standard agent decide
-    (the stronger agent runs only on request)."""
+def chain_complete(failed: Sequence[Attempt], edition: str, *, stronger: bool = True) -> bool:
+    """Methodology section 11, over complete attempts (valid ones: the agent worked to its own end
+    or its time limit; one our tooling cut short never counts): before v1.3 a failing project
+    needs the standard agent, its retry and, where the cycle has one (`stronger`), the stronger
+    agent; from v1.3 two full attempts with the standard agent decide (the stronger agent runs
+    only on request)."""
     kinds = [a.kind for a in failed]
     if version_key(edition) >= TWO_FULL_ATTEMPTS_FROM:
         return sum(kind in ("standard", "retry") for kind in kinds) >= 2
-    return {"standard", "retry", "stronger"} <= set(kinds)
+    return {"standard", "retry"} <= set(kinds) and ("stronger" in kinds or not stronger)
 
 
-def verdict(attempts: Sequence[Attempt]) -> Verdict:
+def verdict(attempts: Sequence[Attempt], *, stronger: bool = True) -> Verdict:
     """Methodology section 11: the best result any valid attempt reached; without a pass,
-    "could not verify" once the chain of the latest attempt's edition is complete, and "not
-    yet verified" before."""
+    "could not verify" once the chain of the latest attempt's edition is complete (`stronger`:
+    whether that chain has a stronger agent), and "not yet verified" before."""
     outcomes = {a.outcome for a in attempts}
     if "pass_full" in outcomes:
         return "works"
     if "pass_mock" in outcomes:
         return "works_with_mocks"
-    if attempts and chain_complete(attempts, attempts[-1].edition):
+    if attempts and chain_complete(attempts, attempts[-1].edition, stronger=stronger):
         return "could_not_verify"
     return "not_yet_verified"

@@ -9,7 +9,7 @@ from ledger.ledger import RecordedEvent
 
 
 class MethodologyProjection:
-    name = "methodology.v6"
+    name = "methodology.v7"
     model_type = Methodology
 
     def initial(self) -> Methodology:

@@ -1,5 +1,6 @@
-"""`argusic operator init | add | revoke | act | sign | submit`, `publish`, `disputes`, `agents`:
-a person acts only through actions signed with a key registered in the ledger."""
+"""`argusic operator init | add | revoke | act | sign | submit`, `publish`, `request-stronger`,
+`disputes`, `agents`: a person acts only through actions signed with a key registered in the
+ledger."""
 
 from __future__ import annotations
 
@@ -22,7 +23,13 @@ from api.services.operators import (
 )
 from api.wiring import CLOCK
 from domain.errors import SetupError
-from domain.events.operators import AddOperator, ApprovePublication, OperatorAction, RevokeOperator
+from domain.events.operators import (
+    AddOperator,
+    ApprovePublication,
+    OperatorAction,
+    RequestStronger,
+    RevokeOperator,
+)
 from ledger.signing_key import load_signer
 from projections.views.agents import AgentsView
 from projections.views.disputes import DisputesView
@@ -148,6 +155,20 @@ def publish_command(session: Session, signer: str, position: int | None, as_json
     _act(session, signer, ApprovePublication(position=at))
 
 
+@click.command("request-stronger")
+@click.option("--project", required=True)
+@click.option("--cycle", required=True)
+@click.option("--as", "signer", required=True, help="The operator who asks.")
+@json_option
+@pass_session
+def request_stronger_command(
+    session: Session, project: str, cycle: str, signer: str, as_json: bool
+) -> None:
+    """Ask for the cycle's stronger agent on PROJECT (methodology section 11; from v1.3 it runs
+    only on this); the next schedule or worker turn schedules it."""
+    _act(session, signer, RequestStronger(project=project, cycle=cycle))
+
+
 def _disputes_human(view: DisputesView) -> str:
     return (
         "\n".join(
@@ -208,4 +229,11 @@ def bundle_command(session: Session, figure: str, out: Path, as_json: bool) -> N
     emit(report, lambda r: f"{r.figure}: {r.events} events, checkpoint {r.checkpoint}, in {r.out}")
 
 
-commands = (operator, publish_command, disputes_command, agents_command, audit)
+commands = (
+    operator,
+    publish_command,
+    request_stronger_command,
+    disputes_command,
+    agents_command,
+    audit,
+)

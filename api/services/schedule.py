@@ -1,12 +1,14 @@
 """`schedule --cycle C`: plan, from the ledger, every run a cycle needs (methodology section 7,
-point 4, and section 11), under the edition in force, and every run of it asked for again
-(sections 11, 15, 17, 19, 20); a second call adds nothing."""
+point 4, and section 11), under the edition in force, every run of it asked for again (sections
+11, 15, 17, 19, 20), the next steps of its projects' verdict chains (section 11) and every run of
+a reproduction (section 18); a second call adds nothing."""
 
 from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Mapping
 from datetime import datetime
+from functools import partial
 
 import msgspec
 from eventsourcing.persistence import IntegrityError
@@ -17,7 +19,15 @@ from domain.editions import version_key
 from domain.errors import NotFound, Rejected
 from domain.runner.config import OrchestratorConfig
 from domain.runner.lifecycle import RunState
-from domain.runner.schedule import Reruns, plan_cycle, plan_reproductions, plan_reruns
+from domain.runner.schedule import (
+    Plan,
+    Planned,
+    Tried,
+    plan_chain,
+    plan_cycle,
+    plan_reproductions,
+    plan_reruns,
+)
 from domain.state.methodology import Methodology
 from ledger.ledger import Ledger
 from projections.methodology import MethodologyProjection
@@ -29,7 +39,9 @@ class ScheduleReport(msgspec.Struct, frozen=True, kw_only=True):
     cycle: str
     scheduled: list[str]
     reruns_waiting: dict[str, str] = {}
-    """Runs asked for again that cannot be scheduled yet, with why."""
+    """Runs asked for again (or to reproduce) that cannot be scheduled yet, with why."""
+    chain_waiting: dict[str, str] = {}
+    """Attempts of a verdict chain that cannot be scheduled yet, with why."""
 
 
 def schedule(
@@ -57,13 +69,15 @@ def schedule(
     if runs:
         ledger.append(ledger.next_versions(runs))
     reruns = schedule_reruns(reader, board, config, clock, cycle=cycle_id)
+    chain = schedule_chain(reader, board, config, clock, cycle=cycle_id)
     reproductions = schedule_reproductions(reader, board, config, clock)
     report_reproductions(reader, ledger)
-    again = reruns.scheduled + reproductions.scheduled
+    again = [*reruns.scheduled, *chain.scheduled, *reproductions.scheduled]
     return ScheduleReport(
         cycle=cycle_id,
-        scheduled=[r.run_id for r in runs] + [r.run_id for r in again],
+        scheduled=[r.run_id for r in [*runs, *again]],
         reruns_waiting=reruns.waiting | reproductions.waiting,
+        chain_waiting=chain.waiting,
     )
 
 
@@ -74,7 +88,7 @@ def schedule_reruns(
     clock: Callable[[], datetime],
     *,
     cycle: str | None = None,
-) -> Reruns:
+) -> Planned:
     """Every open rerun request (of `cycle`, or of every cycle) as one scheduled run, appended
     at once. `reader` and `board` (the ledger's methodology and runs) fold on from where they
     last read."""
@@ -86,7 +100,7 @@ def schedule_reruns(
     ]
     recorded = {r: state.runs[r].event for r in requested if r in state.runs}
 
-    def plan(known: Mapping[str, RunState]) -> Reruns:
+    def plan(known: Mapping[str, RunState]) -> Planned:
         return plan_reruns(
             requested,
             {r: known[r].scheduled for r in requested if r in known},
@@ -101,19 +115,65 @@ def schedule_reruns(
     return _scheduled(board, plan)
 
 
+def schedule_chain(
+    reader: ProjectionReader[Methodology],
+    board: RunBoard,
+    config: OrchestratorConfig,
+    clock: Callable[[], datetime],
+    *,
+    cycle: str | None = None,
+) -> Planned:
+    """The next attempts of every verdict chain (section 11) of `cycle`, or of every cycle, each
+    scheduled once, appended at once."""
+    state = reader.latest()
+    cycles = [c for c in state.cycles.values() if cycle is None or c.id == cycle]
+
+    def plan(runs: Mapping[str, RunState]) -> Planned:
+        now = Plan(config.budgets, config.sandbox.grace_seconds, clock())
+        planned = [
+            plan_chain(
+                record,
+                state.agents,
+                partial(tried, state, runs),
+                state.stronger_requested.get(record.id, {}),
+                now,
+            )
+            for record in cycles
+        ]
+        return Planned(
+            scheduled=[r for p in planned for r in p.scheduled],
+            waiting={k: v for p in planned for k, v in p.waiting.items()},
+        )
+
+    return _scheduled(board, plan)
+
+
+def tried(state: Methodology, runs: Mapping[str, RunState], run_id: str) -> Tried | None:
+    """A run as the verdict chain reads it: recorded (judged, with what was decided against it
+    since), else as the runner holds it; None when neither knows it."""
+    recorded = state.runs.get(run_id)
+    if recorded is not None:
+        event = recorded.event
+        return Tried(edition=event.edition, closed=True, outcome=state.judge(recorded).outcome)
+    run = runs.get(run_id)
+    if run is None:
+        return None
+    return Tried(edition=run.scheduled.edition, closed=run.phase == "closed", outcome=None)
+
+
 def schedule_reproductions(
     reader: ProjectionReader[Methodology],
     board: RunBoard,
     config: OrchestratorConfig,
     clock: Callable[[], datetime],
-) -> Reruns:
+) -> Planned:
     """Every run of every reproduction request not yet scheduled (section 18), appended at once."""
     state = reader.latest()
     requests = [r for asked in state.reproductions.values() for r in asked]
     originals = {r.run_id for r in requests}
     recorded = {r: state.runs[r].event for r in originals if r in state.runs}
 
-    def plan(known: Mapping[str, RunState]) -> Reruns:
+    def plan(known: Mapping[str, RunState]) -> Planned:
         return plan_reproductions(
             requests,
             {r: known[r].scheduled for r in originals if r in known},
@@ -151,14 +211,16 @@ def schedule_asked(
     config: OrchestratorConfig,
     clock: Callable[[], datetime],
 ) -> None:
-    """What every worker loop does whenever the ledger grew: every run asked for again or to
-    reproduce, scheduled, and every reproduction whose runs all ended, reported."""
+    """What every worker loop does whenever the ledger grew: every run asked for again, every
+    verdict chain's next attempt and every run to reproduce, scheduled, and every reproduction
+    whose runs all ended, reported."""
     schedule_reruns(reader, board, config, clock)
+    schedule_chain(reader, board, config, clock)
     schedule_reproductions(reader, board, config, clock)
     report_reproductions(reader, board.ledger)
 
 
-def _scheduled(board: RunBoard, plan: Callable[[Mapping[str, RunState]], Reruns]) -> Reruns:
+def _scheduled(board: RunBoard, plan: Callable[[Mapping[str, RunState]], Planned]) -> Planned:
     """The runs `plan` gives against the runs known, appended at once; planned again against
     another scheduler's runs when it appended first (`RunMoved`), so each is scheduled once."""
     for _ in range(ATTEMPTS):

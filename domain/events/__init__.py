@@ -34,6 +34,7 @@ from domain.events.methodology import (
     RunStatus,
     RunVoided,
     SourceType,
+    StrongerRequested,
     TestDepth,
 )
 from domain.events.operators import (
@@ -115,6 +116,7 @@ DomainEvent = (
     | RerunRequested
     | ReproductionRequested
     | ReproductionReported
+    | StrongerRequested
     | SiiqInputsRecorded
     | CalibrationAccepted
     | CalibrationRejected
@@ -238,6 +240,7 @@ __all__ = [
     "SourceType",
     "SourceUsed",
     "StreamHeadsCommitted",
+    "StrongerRequested",
     "SweepCompleted",
     "TableSummary",
     "TestDepth",

@@ -278,3 +278,17 @@ class RerunRequested(Event, frozen=True):
     @property
     def stream(self) -> str:
         return streams.rerun(self.run_id)
+
+
+class StrongerRequested(Event, frozen=True):
+    """A person asked for the cycle's stronger agent on a project of its pool (methodology
+    section 11: "se puede ejecutar un agent más potente si se solicita"; from v1.3 the only way
+    it runs)."""
+
+    project: Text
+    cycle: Text
+    operator: str
+
+    @property
+    def stream(self) -> str:
+        return streams.stronger(self.cycle, self.project)

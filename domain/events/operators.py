@@ -102,6 +102,14 @@ class RequestReproduction(Action, frozen=True, tag="request_reproduction"):
     note: str = ""
 
 
+class RequestStronger(Action, frozen=True, tag="request_stronger"):
+    """Section 11: the cycle's stronger agent on a project of its pool (from v1.3 it runs only on
+    this)."""
+
+    project: Text
+    cycle: Text
+
+
 class AddOperator(Action, frozen=True, tag="add_operator"):
     """An owner registers a key (the first owner registers itself: `operator init`)."""
 
@@ -127,6 +135,7 @@ OperatorAction = (
     | ApproveAlias
     | InvalidateRuns
     | RequestReproduction
+    | RequestStronger
     | AddOperator
     | RevokeOperator
 )

@@ -67,6 +67,11 @@ def rerun(run_id: str) -> str:
     return f"rerun:{run_id}"
 
 
+def stronger(cycle_id: str, project_id: str) -> str:
+    """The request for a cycle's stronger agent on one project (section 11)."""
+    return f"stronger:{cycle_id}:{project_id}"
+
+
 def agent(agent_id: str) -> str:
     return f"agent:{agent_id}"
 

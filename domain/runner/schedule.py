@@ -1,11 +1,13 @@
 """What a cycle needs run (methodology section 7, point 4, and section 11): three independent
-runs per roster agent and project; the verdict chain's stronger agent before v1.3, and only on
-request from it. Run ids are fixed by what they are, so planning again adds nothing."""
+runs per roster agent and project, then section 11's verdict chain by the edition in force (before
+v1.3 a retry and the stronger agent, each once the step before failed; from it the stronger agent
+only on request). Run ids are fixed by what they are, so planning again adds nothing."""
 
 from __future__ import annotations
 
-from collections.abc import Collection, Iterable, Mapping
+from collections.abc import Callable, Collection, Iterable, Mapping, Sequence
 from datetime import datetime
+from typing import Literal, NamedTuple
 
 import msgspec
 
@@ -14,6 +16,7 @@ from domain.editions import version_key
 from domain.errors import Rejected
 from domain.events import (
     AgentRegistered,
+    AttemptKind,
     CycleOpened,
     Project,
     ReproductionRequested,
@@ -24,6 +27,7 @@ from domain.leaderboard import RUNS_PER_SET
 from domain.runner.budgets import budget_seconds, budget_tier
 from domain.runner.config import Budgets
 from domain.runner.naming import rerun_id
+from domain.scoring import Outcome, passed
 from domain.verdict import TWO_FULL_ATTEMPTS_FROM
 
 
@@ -32,20 +36,51 @@ def run_id(cycle: str, agent: str, project: Project, attempt: str, number: int) 
     return f"{cycle}.{agent}.{project.id.replace('/', '_')}.{attempt}{number}"
 
 
-def planned(
-    cycle: CycleOpened, agents: dict[str, AgentRegistered], edition: str
-) -> list[tuple[AgentRegistered, Project, str, int]]:
-    """Every attempt the cycle needs: (agent, project, attempt kind, number)."""
-    chain = version_key(edition) < TWO_FULL_ATTEMPTS_FROM and cycle.stronger_agent
-    wanted = []
-    for project in cycle.projects:
-        for agent_id in cycle.agents:
-            wanted += [
-                (agents[agent_id], project, "standard", n) for n in range(1, RUNS_PER_SET + 1)
-            ]
-        if chain:
-            wanted.append((agents[cycle.stronger_agent], project, "stronger", 1))  # type: ignore[index]
-    return wanted
+def planned(cycle: CycleOpened, project: Project) -> list[tuple[str, str]]:
+    """Every standard attempt the cycle needs on `project`: (agent, run id)."""
+    return [
+        (agent_id, run_id(cycle.id, agent_id, project, "standard", number))
+        for agent_id in cycle.agents
+        for number in range(1, RUNS_PER_SET + 1)
+    ]
+
+
+class Plan(NamedTuple):
+    """What to schedule it with: the budget tiers' minutes, the grace after, the time now."""
+
+    budgets: Budgets
+    grace_seconds: float
+    now: datetime
+
+
+def scheduled_run(
+    identity: str,
+    agent: AgentRegistered,
+    project: Project,
+    *,
+    cycle: str,
+    attempt: AttemptKind,
+    edition: str,
+    plan: Plan,
+) -> RunScheduled:
+    """One attempt, with the budget of its tier under `edition` (section 7, point 3)."""
+    if agent.runtime is None:
+        raise Rejected("section 4", f"agent {agent.id} has no runtime to run it with")
+    tier = budget_tier(project, edition)
+    return RunScheduled(
+        run_id=identity,
+        cycle=cycle,
+        edition=edition,
+        project=project,
+        agent=profile(agent),
+        runtime=agent.runtime,
+        key=agent.key,
+        attempt=attempt,
+        tier=tier,
+        budget_seconds=budget_seconds(tier, plan.budgets),
+        grace_seconds=plan.grace_seconds,
+        scheduled_at=plan.now,
+    )
 
 
 def plan_cycle(
@@ -58,40 +93,131 @@ def plan_cycle(
     grace_seconds: float,
     now: datetime,
 ) -> list[RunScheduled]:
-    """The cycle's runs not yet scheduled, each with the budget of its tier under `edition`."""
-    runs = []
-    for agent, project, attempt, number in planned(cycle, agents, edition):
-        identity = run_id(cycle.id, agent.id, project, attempt, number)
-        if identity in known:
-            continue
-        if agent.runtime is None:
-            raise Rejected("section 4", f"agent {agent.id} has no runtime to run it with")
-        tier = budget_tier(project, edition)
-        runs.append(
-            RunScheduled(
-                run_id=identity,
-                cycle=cycle.id,
-                edition=edition,
-                project=project,
-                agent=profile(agent),
-                runtime=agent.runtime,
-                key=agent.key,
-                attempt=attempt,  # type: ignore[arg-type]
-                tier=tier,
-                budget_seconds=budget_seconds(tier, budgets),
-                grace_seconds=grace_seconds,
-                scheduled_at=now,
-            )
+    """The cycle's standard runs not yet scheduled, each with its budget under `edition`."""
+    plan = Plan(budgets, grace_seconds, now)
+    return [
+        scheduled_run(
+            identity,
+            agents[agent_id],
+            project,
+            cycle=cycle.id,
+            attempt="standard",
+            edition=edition,
+            plan=plan,
         )
-    return runs
+        for project in cycle.projects
+        for agent_id, identity in planned(cycle, project)
+        if identity not in known
+    ]
 
 
-class Reruns(msgspec.Struct, frozen=True, kw_only=True):
-    """What the open requests (reruns, reproductions) schedule, and those that cannot be run
-    yet, with why."""
+class Planned(msgspec.Struct, frozen=True, kw_only=True):
+    """What planning schedules, and what cannot be run yet (run id: why)."""
 
     scheduled: list[RunScheduled]
     waiting: dict[str, str]
+
+
+Standing = Literal["open", "passed", "failed", "void"]
+"""Where one planned attempt stands: to run or running, passed, failed, or ended with no valid
+outcome and nothing repeating it (cancelled, set aside without a rerun)."""
+
+
+class Tried(NamedTuple):
+    """A run as the verdict chain reads it: scheduled under `edition`; `closed` once it ended;
+    its valid outcome once recorded (None while it is not, or when it is invalid)."""
+
+    edition: str
+    closed: bool
+    outcome: Outcome | None
+
+
+def standing(identity: str, tried: Callable[[str], Tried | None]) -> Standing:
+    """Methodology section 11, one planned attempt over its reruns (`<id>`, `<id>~r2`, ...): an
+    attempt our tooling cut short is invalid and never counts, and its rerun stands in for it;
+    a valid pass stands at once."""
+    runs = []
+    while (run := tried(identity)) is not None:
+        runs.append(run)
+        identity = rerun_id(identity)
+    if any(r.outcome is not None and passed(r.outcome) for r in runs):
+        return "passed"
+    if not runs or not all(r.closed for r in runs):
+        return "open"
+    return "failed" if any(r.outcome is not None for r in runs) else "void"
+
+
+def retry_due(standard: Sequence[Standing]) -> bool:
+    """Methodology section 11, step 2 (before v1.3): "si falló, un reintento con el mismo agent":
+    every standard attempt ended, none passed, at least one failed."""
+    return "failed" in standard and set(standard) <= {"failed", "void"}
+
+
+def stronger_due(retry: Standing) -> bool:
+    """Methodology section 11, step 3 (before v1.3): still failing after a valid retry, the
+    stronger agent runs; an invalid retry is repeated by its rerun, never counted."""
+    return retry == "failed"
+
+
+def chain_due(
+    cycle: CycleOpened,
+    project: Project,
+    edition: str,
+    tried: Callable[[str], Tried | None],
+    *,
+    requested: bool,
+) -> list[tuple[str, AttemptKind]]:
+    """Methodology section 11, what the verdict chain of `project` asks for now, under the
+    edition its standard attempts ran with: before v1.3 the standard agent's retry once the
+    standard attempts failed, then the stronger agent once the retry failed too, stopping at the
+    first pass; from v1.3 nothing on its own (the standard attempts are the two full ones). The
+    stronger agent also runs when a person asked for it (`requested`; from v1.3 the only way)."""
+    standard_agent, stronger_agent = cycle.agents[0], cycle.stronger_agent
+    standard = [standing(identity, tried) for _, identity in planned(cycle, project)]
+    retry = version_key(edition) < TWO_FULL_ATTEMPTS_FROM and retry_due(standard)
+    retried = run_id(cycle.id, standard_agent, project, "retry", 1)
+    stronger = requested or (retry and stronger_due(standing(retried, tried)))
+    due: list[tuple[str, AttemptKind]] = [(standard_agent, "retry")] if retry else []
+    return [*due, (stronger_agent, "stronger")] if stronger and stronger_agent else due
+
+
+def plan_chain(
+    cycle: CycleOpened,
+    agents: Mapping[str, AgentRegistered],
+    tried: Callable[[str], Tried | None],
+    requested: Collection[str],
+    plan: Plan,
+) -> Planned:
+    """Methodology section 11: each project's next attempts of its verdict chain (`requested`:
+    the projects whose stronger agent a person asked for), once each, under the edition its
+    standard attempts were scheduled with (none before they are); an agent without a runtime
+    waits, named with why."""
+    scheduled, waiting = [], {}
+    for project in cycle.projects:
+        first = tried(run_id(cycle.id, cycle.agents[0], project, "standard", 1))
+        if first is None:
+            continue
+        due = chain_due(cycle, project, first.edition, tried, requested=project.id in requested)
+        for agent_id, attempt in due:
+            identity = run_id(cycle.id, agent_id, project, attempt, 1)
+            if tried(identity) is not None:
+                continue
+            agent = agents.get(agent_id)
+            if agent is None or agent.runtime is None:
+                waiting[identity] = f"agent {agent_id} has no runtime to run it with (section 4)"
+                continue
+            scheduled.append(
+                scheduled_run(
+                    identity,
+                    agent,
+                    project,
+                    cycle=cycle.id,
+                    attempt=attempt,
+                    edition=first.edition,
+                    plan=plan,
+                )
+            )
+    return Planned(scheduled=scheduled, waiting=waiting)
 
 
 def as_it_ran(
@@ -141,7 +267,7 @@ def plan_reruns(
     budgets: Budgets,
     grace_seconds: float,
     now: datetime,
-) -> Reruns:
+) -> Planned:
     """Sections 11, 15, 17, 19 and 20: each run asked for again, once, as `<id>~r<N>` replacing
     it, as it ran."""
     scheduled, waiting = [], {}
@@ -162,7 +288,7 @@ def plan_reruns(
             waiting[run_id] = base
             continue
         scheduled.append(msgspec.structs.replace(base, run_id=again, replaces=run_id))
-    return Reruns(scheduled=scheduled, waiting=waiting)
+    return Planned(scheduled=scheduled, waiting=waiting)
 
 
 def plan_reproductions(
@@ -175,7 +301,7 @@ def plan_reproductions(
     budgets: Budgets,
     grace_seconds: float,
     now: datetime,
-) -> Reruns:
+) -> Planned:
     """Section 18: each run of a reproduction request, once, as the original ran, with its
     image (by digest), its standard instructions (by SHA-256) and its budget pinned."""
     scheduled, waiting = [], {}
@@ -210,4 +336,4 @@ def plan_reproductions(
                     budget_seconds=budget,
                 )
             )
-    return Reruns(scheduled=scheduled, waiting=waiting)
+    return Planned(scheduled=scheduled, waiting=waiting)

@@ -1,7 +1,8 @@
 """The fold: each event applied to the state at its position (`apply` may update the model it
 is handed; every fold starts from a fresh or freshly decoded model).
 
-An operator's decision (an approval, a key, a review, a cycle's close, a dispute) is applied
+An operator's decision (an approval, a key, a review, a cycle's close, a dispute, a request for
+the stronger agent) is applied
 only when its fact is one that a signed action with authority decided, recorded with it
 (`domain.state.authority`); a fact appended on its own changes nothing here."""
 
@@ -31,6 +32,7 @@ from domain.events import (
     RerunRequested,
     RunRecorded,
     RunVoided,
+    StrongerRequested,
 )
 from domain.events.methodology import BY_RULE
 from domain.events.operators import Review as ReviewAction
@@ -56,6 +58,7 @@ Decided = (
     | DisputeOpened
     | DisputeResolved
     | ReproductionRequested
+    | StrongerRequested
 )
 
 
@@ -105,6 +108,7 @@ def apply(
             | DisputeOpened()
             | DisputeResolved()
             | ReproductionRequested()
+            | StrongerRequested()
         ) if authorized(model.authority, position, event) and _applies(model, event):
             _decided(model, position, event)
     return model
@@ -129,23 +133,32 @@ def _true_report(model: Methodology, report: ReproductionReported) -> bool:
     return request is not None and model.reported(request) == report
 
 
+def _recorded_for(model: Methodology, run_id: str, action: object) -> bool:
+    """The run is recorded, and one of the project and cycle a review reviewed."""
+    run = model.runs.get(run_id)
+    if run is None or not isinstance(action, ReviewAction):
+        return run is not None
+    return (run.event.project.id, run.event.cycle) == (action.project, action.cycle)
+
+
 def _applies(model: Methodology, fact: Decided) -> bool:
     """A decided fact names what is there: a voided run is recorded (a review's, a run of the
     project and cycle it reviewed), a dispute is opened once, of a recorded run, and resolved
-    once opened."""
+    once opened; the stronger agent is asked for once per project and cycle; a reproduced run is
+    recorded."""
     window = model.authority.window
     match fact:
+        case ReproductionRequested(run_id=run_id):
+            return run_id in model.runs
         case RunVoided(run_id=run_id) | RerunRequested(run_id=run_id):
-            run, action = model.runs.get(run_id), window and window.acted.action
-            if run is None or not isinstance(action, ReviewAction):
-                return run is not None
-            return (run.event.project.id, run.event.cycle) == (action.project, action.cycle)
+            action = window and window.acted.action
+            return _recorded_for(model, run_id, action)
         case DisputeOpened():
             return fact.run_id in model.runs and fact.dispute not in model.disputes
         case DisputeResolved():
             return fact.dispute in model.disputes
-        case ReproductionRequested():
-            return fact.run_id in model.runs
+        case StrongerRequested():
+            return fact.project not in model.stronger_requested.get(fact.cycle, {})
     return True
 
 
@@ -167,6 +180,8 @@ def _decided(model: Methodology, position: int, fact: Decided) -> None:
             _dispute(model, position, fact)
         case ReproductionRequested():
             model.reproductions.setdefault(fact.run_id, []).append(fact)
+        case StrongerRequested():
+            model.stronger_requested.setdefault(fact.cycle, {})[fact.project] = position
 
 
 def _acted_at(model: Methodology) -> int | None:

@@ -69,6 +69,8 @@ class Methodology(msgspec.Struct, kw_only=True):
     """Request: its report, once every run of it ended."""
     instructions: dict[str, int] = msgspec.field(default_factory=dict)
     """SHA-256 of each version of the standard instructions: the position it was published at."""
+    stronger_requested: dict[str, dict[str, int]] = msgspec.field(default_factory=dict)
+    """Cycle, project: the position where its stronger agent was asked for (section 11)."""
     authority: Authority = msgspec.field(default_factory=Authority)
     """Operators' keys, their sequences, and the approvals for the public."""
 

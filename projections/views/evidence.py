@@ -64,6 +64,15 @@ def evidence_views(state: Methodology, run_id: str) -> dict[str, EvidenceView]:
     }
 
 
+def served_url(state: Methodology, run_id: str, kind: str) -> str | None:
+    """Where a run's log or recording is served (`served_copy`'s address), None when it has no
+    such file served (none recorded, or a file of the run withheld)."""
+    copy = state.evidence.get(run_id, {}).get(kind)
+    if copy is None or copy.served_sha256 is None or state.withheld(run_id):
+        return None
+    return f"/runs/{run_id}/evidence/{kind}"
+
+
 def served_copy(state: Methodology, as_of: int, run_id: str, kind: str) -> ServedCopy:
     """Section 17: the served copy of a run's log or recording (never the raw file); a run with
     any file withheld serves none, and says why."""

@@ -18,6 +18,7 @@ from domain.state.methodology import Methodology, SetKey, set_key
 from domain.state.records import Judged
 from domain.verdict import Attempt, Verdict, verdict
 from projections.views.approved import Approved
+from projections.views.evidence import served_url
 
 
 class AttemptRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -30,6 +31,9 @@ class AttemptRow(msgspec.Struct, frozen=True, kw_only=True):
     score: float | None
     valid: bool
     invalid_reason: str | None
+    log: str | None = None
+    """Where the run's log is served: where the attempt stopped (section 11); None when it has
+    none served (no log, or withheld)."""
 
 
 class SetRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -84,7 +88,7 @@ def set_row(key: SetKey, scores: list[Fraction]) -> SetRow:
     )
 
 
-def _attempt_row(judged: Judged) -> AttemptRow:
+def _attempt_row(state: Methodology, judged: Judged) -> AttemptRow:
     event = judged.event
     return AttemptRow(
         run_id=event.run_id,
@@ -96,22 +100,23 @@ def _attempt_row(judged: Judged) -> AttemptRow:
         score=None if judged.lines is None else float(judged.lines.total),
         valid=judged.outcome is not None,
         invalid_reason=judged.invalid_reason,
+        log=served_url(state, event.run_id, "log"),
     )
 
 
 def project_verdict(state: Methodology, runs: list[Judged]) -> Verdict | None:
-    """Section 11 over a project's runs in ledger order (its valid ones are its attempts);
-    none for a source type not started (section 6a)."""
+    """Section 11 over a project's runs in ledger order (its valid ones are its attempts), the
+    chain of its latest attempt's cycle with a stronger agent unless that cycle's record names
+    none; none for a source type not started (section 6a)."""
     latest = max(runs, key=lambda j: j.run.position).event.project
     if latest.source_type not in state.sources_in_use():
         return None
-    return verdict(
-        [
-            Attempt(j.event.attempt, j.event.edition, j.outcome)
-            for j in runs
-            if j.outcome is not None
-        ]
-    )
+    attempts = [
+        Attempt(j.event.attempt, j.event.edition, j.outcome) for j in runs if j.outcome is not None
+    ]
+    last = next((j.event.cycle for j in reversed(runs) if j.outcome is not None), None)
+    record = None if last is None else state.cycles.get(last)
+    return verdict(attempts, stronger=record is None or record.stronger_agent is not None)
 
 
 def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView:
@@ -139,7 +144,7 @@ def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView
             for c in sorted(reviews)
             for r in reviews[c]
         ],
-        attempts=[_attempt_row(j) for j in runs],
+        attempts=[_attempt_row(state, j) for j in runs],
         sets=[
             set_row(key, scores)
             for key, members in sorted(sets.items())

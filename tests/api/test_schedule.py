@@ -41,7 +41,7 @@ def test_schedule_plans_a_cycles_runs_once(cli_env: dict[str, str], tmp_path: Pa
     assert first["cycle"] == "2026-10"
     assert len(first["scheduled"]) == 6  # three runs per roster agent and project
     again = json.loads(argusic(cli_env, "schedule", "--cycle", "2026-10", "--json").stdout)
-    assert again == {"cycle": "2026-10", "scheduled": [], "reruns_waiting": {}}
+    assert again == {"cycle": "2026-10", "scheduled": [], "reruns_waiting": {}, "chain_waiting": {}}
     runs = json.loads(argusic(cli_env, "runs", "--state", "scheduled", "--json").stdout)["runs"]
     assert sorted(r["run_id"] for r in runs) == sorted(first["scheduled"])
     missing = argusic(cli_env, "schedule", "--cycle", "2027-01", "--json")

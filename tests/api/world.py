@@ -25,13 +25,16 @@ OWNER = "rita"
 
 
 class World:
-    """A ledger with the editions in, and a way to ingest records and read the views."""
+    """A ledger with the editions in (the tests' own, or `editions`), and a way to ingest
+    records and read the views."""
 
-    def __init__(self, ledger: Ledger, folder: Path) -> None:
+    def __init__(
+        self, ledger: Ledger, folder: Path, editions: list[dict[str, Any]] = EDITIONS
+    ) -> None:
         self.ledger, self.folder = ledger, folder
         self.store = FileArtifactStore(folder / "home" / "artifacts")  # ARGUSIC_HOME
         self.files = 0
-        self.ingest(EDITIONS)
+        self.ingest(editions)
 
     def ingest(self, records: list[dict[str, Any]]) -> None:
         self.files += 1

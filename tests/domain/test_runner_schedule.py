@@ -54,12 +54,10 @@ def test_plan_cycle_three_standard_runs_per_agent_and_project_from_v1_3() -> Non
     assert not any("stronger" in r for r in planned)  # only on request from v1.3
 
 
-def test_plan_cycle_before_v1_3_the_chain_ends_with_the_stronger_agent() -> None:
-    planned = plan("1.2")
-    assert [r for r in planned if "stronger" in r] == [
-        "2026-10.s.octo_app.stronger1",
-        "2026-10.s.octo_game.stronger1",
-    ]
+def test_plan_cycle_before_v1_3_plans_no_stronger_agent_up_front() -> None:
+    planned = plan("1.2")  # the chain plans it once the retry failed (test_verdict_chain)
+    assert len(planned) == 2 * 2 * 3
+    assert all(r.endswith(("standard1", "standard2", "standard3")) for r in planned)
 
 
 def test_plan_cycle_twice_adds_nothing() -> None:
