@@ -17,12 +17,15 @@ from api.services.reader import ProjectionReader
 from api.services.run_log import RunBoard, RunLog, RunMoved
 from domain.editions import version_key
 from domain.errors import NotFound, Rejected
+from domain.events import RunScheduled
 from domain.runner.config import OrchestratorConfig
 from domain.runner.lifecycle import RunState
 from domain.runner.schedule import (
+    AsRan,
     Plan,
     Planned,
     Tried,
+    as_it_ran,
     plan_chain,
     plan_cycle,
     plan_reproductions,
@@ -98,21 +101,10 @@ def schedule_reruns(
         for run_id in state.reruns
         if cycle is None or (run_id in state.runs and state.runs[run_id].event.cycle == cycle)
     ]
-    recorded = {r: state.runs[r].event for r in requested if r in state.runs}
-
-    def plan(known: Mapping[str, RunState]) -> Planned:
-        return plan_reruns(
-            requested,
-            {r: known[r].scheduled for r in requested if r in known},
-            recorded,
-            state.agents,
-            known=known,
-            budgets=config.budgets,
-            grace_seconds=config.sandbox.grace_seconds,
-            now=clock(),
-        )
-
-    return _scheduled(board, plan)
+    return _scheduled(
+        board,
+        lambda known: plan_reruns(requested, _as_ran(state, known, config, clock), known=known),
+    )
 
 
 def schedule_chain(
@@ -129,7 +121,7 @@ def schedule_chain(
     cycles = [c for c in state.cycles.values() if cycle is None or c.id == cycle]
 
     def plan(runs: Mapping[str, RunState]) -> Planned:
-        now = Plan(config.budgets, config.sandbox.grace_seconds, clock())
+        now = _plan(config, clock)
         planned = [
             plan_chain(
                 record,
@@ -170,22 +162,32 @@ def schedule_reproductions(
     """Every run of every reproduction request not yet scheduled (section 18), appended at once."""
     state = reader.latest()
     requests = [r for asked in state.reproductions.values() for r in asked]
-    originals = {r.run_id for r in requests}
-    recorded = {r: state.runs[r].event for r in originals if r in state.runs}
+    recorded = {r.run_id: state.runs[r.run_id].event for r in requests if r.run_id in state.runs}
 
     def plan(known: Mapping[str, RunState]) -> Planned:
-        return plan_reproductions(
-            requests,
-            {r: known[r].scheduled for r in originals if r in known},
-            recorded,
-            state.agents,
-            known=known,
-            budgets=config.budgets,
-            grace_seconds=config.sandbox.grace_seconds,
-            now=clock(),
-        )
+        as_ran = _as_ran(state, known, config, clock)
+        return plan_reproductions(requests, as_ran, recorded, known=known)
 
     return _scheduled(board, plan)
+
+
+def _as_ran(
+    state: Methodology,
+    known: Mapping[str, RunState],
+    config: OrchestratorConfig,
+    clock: Callable[[], datetime],
+) -> AsRan:
+    """A run scheduled again as it ran: from its schedule when Argusic ran it, else its record."""
+    plan = _plan(config, clock)
+
+    def as_ran(run_id: str) -> RunScheduled | str:
+        run, record = known.get(run_id), state.runs.get(run_id)
+        scheduled = None if run is None else run.scheduled
+        return as_it_ran(
+            run_id, scheduled, None if record is None else record.event, state.agents, plan
+        )
+
+    return as_ran
 
 
 def report_reproductions(reader: ProjectionReader[Methodology], ledger: Ledger) -> list[str]:
@@ -218,6 +220,10 @@ def schedule_asked(
     schedule_chain(reader, board, config, clock)
     schedule_reproductions(reader, board, config, clock)
     report_reproductions(reader, board.ledger)
+
+
+def _plan(config: OrchestratorConfig, clock: Callable[[], datetime]) -> Plan:
+    return Plan(config.budgets, config.sandbox.grace_seconds, clock())
 
 
 def _scheduled(board: RunBoard, plan: Callable[[Mapping[str, RunState]], Planned]) -> Planned:

@@ -225,16 +225,13 @@ def as_it_ran(
     original: RunScheduled | None,
     record: RunRecorded | None,
     agents: Mapping[str, AgentRegistered],
-    *,
-    budgets: Budgets,
-    grace_seconds: float,
-    now: datetime,
+    plan: Plan,
 ) -> RunScheduled | str:
     """The run scheduled again as it ran (pinned commit, agent, budget tier): the original's
     schedule when Argusic ran it, else its record's (an ingested run) with its agent's
     registered runtime; why not, when it cannot be."""
     if original is not None:
-        return msgspec.structs.replace(original, scheduled_at=now, not_before=None)
+        return msgspec.structs.replace(original, scheduled_at=plan.now, not_before=None)
     if record is None:
         return "it is not recorded"
     agent = agents.get(record.agent.id)
@@ -251,23 +248,17 @@ def as_it_ran(
         key=agent.key,
         attempt=record.attempt,
         tier=tier,
-        budget_seconds=budget_seconds(tier, budgets),
-        grace_seconds=grace_seconds,
-        scheduled_at=now,
+        budget_seconds=budget_seconds(tier, plan.budgets),
+        grace_seconds=plan.grace_seconds,
+        scheduled_at=plan.now,
     )
 
 
-def plan_reruns(
-    requested: Iterable[str],
-    originals: Mapping[str, RunScheduled],
-    recorded: Mapping[str, RunRecorded],
-    agents: Mapping[str, AgentRegistered],
-    *,
-    known: Collection[str],
-    budgets: Budgets,
-    grace_seconds: float,
-    now: datetime,
-) -> Planned:
+AsRan = Callable[[str], RunScheduled | str]
+"""A run id to the run scheduled again as it ran (`as_it_ran`), or why it cannot be."""
+
+
+def plan_reruns(requested: Iterable[str], as_ran: AsRan, *, known: Collection[str]) -> Planned:
     """Sections 11, 15, 17, 19 and 20: each run asked for again, once, as `<id>~r<N>` replacing
     it, as it ran."""
     scheduled, waiting = [], {}
@@ -275,15 +266,7 @@ def plan_reruns(
         again = rerun_id(run_id)
         if again in known:
             continue
-        base = as_it_ran(
-            run_id,
-            originals.get(run_id),
-            recorded.get(run_id),
-            agents,
-            budgets=budgets,
-            grace_seconds=grace_seconds,
-            now=now,
-        )
+        base = as_ran(run_id)
         if isinstance(base, str):
             waiting[run_id] = base
             continue
@@ -293,29 +276,16 @@ def plan_reruns(
 
 def plan_reproductions(
     requests: Iterable[ReproductionRequested],
-    originals: Mapping[str, RunScheduled],
+    as_ran: AsRan,
     recorded: Mapping[str, RunRecorded],
-    agents: Mapping[str, AgentRegistered],
     *,
     known: Collection[str],
-    budgets: Budgets,
-    grace_seconds: float,
-    now: datetime,
 ) -> Planned:
     """Section 18: each run of a reproduction request, once, as the original ran, with its
     image (by digest), its standard instructions (by SHA-256) and its budget pinned."""
     scheduled, waiting = [], {}
     for request in requests:
-        record = recorded.get(request.run_id)
-        base = as_it_ran(
-            request.run_id,
-            originals.get(request.run_id),
-            record,
-            agents,
-            budgets=budgets,
-            grace_seconds=grace_seconds,
-            now=now,
-        )
+        record, base = recorded.get(request.run_id), as_ran(request.run_id)
         for again in request.runs:
             if again in known:
                 continue

@@ -4,7 +4,6 @@ agent and budget tier, however many schedulers ask at once; the documents link b
 
 from __future__ import annotations
 
-import threading
 from typing import Any
 
 import pytest
@@ -20,6 +19,7 @@ from domain.runner.budgets import budget_seconds
 from projections.methodology import MethodologyProjection
 from tests.api.test_publication import CYCLE, agent, approve, project, runs
 from tests.api.world import World
+from tests.at_once import at_once
 from tests.records import run
 
 RUNTIME = {"image": "argusic/baseline:1", "command": ["/agent/run"]}
@@ -71,22 +71,7 @@ def test_the_cycles_schedule_turns_the_requests_into_runs(disputed: World) -> No
 
 
 def test_schedulers_at_once_schedule_each_rerun_once(disputed: World) -> None:
-    start = threading.Barrier(4)
-    failures: list[BaseException] = []
-
-    def scheduler() -> None:
-        start.wait()
-        try:
-            reruns_of(disputed)
-        except BaseException as e:
-            failures.append(e)
-
-    threads = [threading.Thread(target=scheduler) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert failures == []
+    assert at_once(lambda: reruns_of(disputed)) == []
     scheduled = [r for r in RunBoard(disputed.ledger).refresh().runs if "~r" in r]
     assert sorted(scheduled) == [f"{RUN}~r2", "o-agent-b-0~r2"]
 

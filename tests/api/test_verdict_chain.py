@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import re
-import threading
 from pathlib import Path
 from typing import Any
 
@@ -26,6 +25,7 @@ from ledger.verify import verify
 from projections.methodology import MethodologyProjection
 from tests.api.test_publication import approve
 from tests.api.world import OWNER, World
+from tests.at_once import at_once
 from tests.conftest import argusic
 from tests.records import run
 
@@ -220,22 +220,12 @@ def test_a_cycle_without_a_stronger_agent_or_asked_twice_refuses(world: World) -
 def test_schedulers_at_once_schedule_each_step_once(world: World) -> None:
     standard = schedule(world.ledger, CYCLE_ID, CONFIG, world.ledger.clock).scheduled
     record(world, standard, FAIL)
-    start, failures = threading.Barrier(4), []
 
     def scheduler() -> None:
-        start.wait()
-        try:
-            reader = ProjectionReader(world.ledger, MethodologyProjection())
-            schedule_chain(reader, RunBoard(world.ledger), CONFIG, world.ledger.clock)
-        except BaseException as e:
-            failures.append(e)
+        reader = ProjectionReader(world.ledger, MethodologyProjection())
+        schedule_chain(reader, RunBoard(world.ledger), CONFIG, world.ledger.clock)
 
-    threads = [threading.Thread(target=scheduler) for _ in range(4)]
-    for thread in threads:
-        thread.start()
-    for thread in threads:
-        thread.join()
-    assert failures == []
+    assert at_once(scheduler) == []
     assert [r for r in RunBoard(world.ledger).refresh().runs if "standard" not in r] == [RETRY]
 
 

@@ -8,10 +8,10 @@ from datetime import UTC, datetime
 import msgspec
 import pytest
 
-from domain.events import AgentRegistered, AgentRuntime, RunRecorded
+from domain.events import AgentRegistered, AgentRuntime, RunRecorded, RunScheduled
 from domain.runner.config import Budgets
 from domain.runner.naming import replaced_run, rerun_id
-from domain.runner.schedule import plan_reruns
+from domain.runner.schedule import Plan, as_it_ran, plan_reruns
 
 NOW = datetime(2026, 12, 3, tzinfo=UTC)
 BUDGETS = Budgets(standard=90, heavy=120, gpu=120)
@@ -72,16 +72,11 @@ def test_an_ingested_run_is_run_again_with_its_agents_runtime_or_waits_naming_wh
     runtime = AgentRuntime(image="argusic/baseline:1", command=["/agent/run"])
     agents = {"a": registered("a", runtime), "b": registered("b", None)}
     runs = {"r-a": recorded("r-a", "a"), "r-b": recorded("r-b", "b")}
-    planned = plan_reruns(
-        ["r-a", "r-b", "r-gone"],
-        {},
-        runs,
-        agents,
-        known=set(),
-        budgets=BUDGETS,
-        grace_seconds=300,
-        now=NOW,
-    )
+
+    def as_ran(run_id: str) -> RunScheduled | str:
+        return as_it_ran(run_id, None, runs.get(run_id), agents, Plan(BUDGETS, 300, NOW))
+
+    planned = plan_reruns(["r-a", "r-b", "r-gone"], as_ran, known=set())
     [again] = planned.scheduled
     assert (again.run_id, again.replaces, again.runtime) == ("r-a~r2", "r-a", runtime)
     assert (again.project.commit, again.tier, again.budget_seconds) == ("c1", "standard", 90 * 60)
@@ -90,9 +85,4 @@ def test_an_ingested_run_is_run_again_with_its_agents_runtime_or_waits_naming_wh
         "r-gone": "it is not recorded",
     }
     known = {"r-a~r2"}
-    assert (
-        plan_reruns(
-            ["r-a"], {}, runs, agents, known=known, budgets=BUDGETS, grace_seconds=300, now=NOW
-        ).scheduled
-        == []
-    )
+    assert plan_reruns(["r-a"], as_ran, known=known).scheduled == []
