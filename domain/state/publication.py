@@ -1,6 +1,7 @@
-"""What the public may see of the state (methodology sections 5, 6 and 18): the secret pool's
+"""What the public may see of the state (methodology sections 5, 6, 6a and 18): the secret pool's
 projects, their runs and their evidence stay out of every public figure until their cycle is
-closed; the secret pool of an open cycle is not listed."""
+closed; the secret pool of an open cycle is not listed; a project of a source type not yet in
+use has no run, verdict, count or page of its own (the source table alone names its type)."""
 
 from __future__ import annotations
 
@@ -10,11 +11,14 @@ from domain.state.methodology import Methodology
 
 
 def hidden_runs(state: Methodology) -> set[str]:
-    """Section 6: "20% grupo secreto ... se publica solo cuando termina el ciclo"."""
+    """Section 6: "20% grupo secreto ... se publica solo cuando termina el ciclo"; section 6a:
+    a source type counts as in use from its first real run, "y no un día antes"."""
+    in_use = state.sources_in_use()
     return {
         run_id
         for run_id, run in state.runs.items()
-        if run.event.project.pool == "secret" and run.event.cycle not in state.closed
+        if (run.event.project.pool == "secret" and run.event.cycle not in state.closed)
+        or run.event.project.source_type not in in_use
     }
 
 
@@ -50,6 +54,10 @@ def public_state(state: Methodology) -> Methodology:
         reruns={k: v for k, v in state.reruns.items() if k not in hidden},
         voided={k: v for k, v in state.voided.items() if k not in hidden},
         disputes={k: v for k, v in state.disputes.items() if v.run_id not in hidden},
+        reproductions={k: v for k, v in state.reproductions.items() if k not in hidden},
+        reproduced={
+            k: v for k, v in state.reproduced.items() if v.event.reproduces not in hidden
+        },
         cycles={
             cycle_id: cycle
             if cycle_id in state.closed
