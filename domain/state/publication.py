@@ -55,9 +55,7 @@ def public_state(state: Methodology) -> Methodology:
         voided={k: v for k, v in state.voided.items() if k not in hidden},
         disputes={k: v for k, v in state.disputes.items() if v.run_id not in hidden},
         reproductions={k: v for k, v in state.reproductions.items() if k not in hidden},
-        reproduced={
-            k: v for k, v in state.reproduced.items() if v.event.reproduces not in hidden
-        },
+        reproduced={k: v for k, v in state.reproduced.items() if v.event.reproduces not in hidden},
         cycles={
             cycle_id: cycle
             if cycle_id in state.closed
