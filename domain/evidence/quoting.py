@@ -20,6 +20,13 @@ def house_punctuation(text: str) -> str:
     return _INSIDE.sub(", ", _TRAILING.sub(".", text))
 
 
+def quoted_final_state(run: RunRecorded) -> str | None:
+    """Section 16: the agent's final-state sentence, verbatim but for the house punctuation, as
+    the run and project pages both show it."""
+    final_state = run.report.final_state if run.report else None
+    return None if final_state is None else house_punctuation(final_state)
+
+
 def quoted_text_events(run: RunRecorded) -> list[EvidenceTransformed]:
     """The agent's final sentence and the repository's description as pages show them, where
     the house punctuation changes them (the stored words never change)."""

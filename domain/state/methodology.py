@@ -162,6 +162,11 @@ class Methodology(msgspec.Struct, kw_only=True):
         """Section 6a: the source types a published project's valid run has put in use."""
         return {row.source_type for row in self.source_rows() if row.status == "in_use"}
 
+    def sponsor(self, agent: str) -> str | None:
+        """Section 13: who sponsored the agent's compute, shown beside its results."""
+        registered = self.agents.get(agent)
+        return None if registered is None else registered.sponsor
+
     def roster(self, cycle: str) -> list[str] | None:
         """The cycle's agents, where it has a record."""
         record = self.cycles.get(cycle)

@@ -37,6 +37,8 @@ class LeaderboardRow(msgspec.Struct, frozen=True, kw_only=True):
     label: str | None = None
     """The agent's neutral Argusic identity (sections 5 and 18), where it has a record."""
     projects: list[ProjectCell] = msgspec.field(default_factory=list)
+    sponsor: str | None = None
+    """Section 13: the sponsor of the agent's compute, beside its results."""
 
 
 class LeaderboardView(msgspec.Struct, frozen=True, kw_only=True):
@@ -75,6 +77,7 @@ def leaderboard_view(state: Methodology, as_of: int, cycle: str) -> LeaderboardV
             excluded=[ExcludedRow(e.project, e.reason) for e in s.excluded],
             label=state.agents[s.agent].label if s.agent in state.agents else None,
             projects=_cells(s, runs[s.agent]),
+            sponsor=state.sponsor(s.agent),
         )
         for s in state.standings(cycle)
     ]

@@ -11,7 +11,7 @@ import msgspec
 from domain.environment_qa import Finding
 from domain.errors import NotFound
 from domain.events import AttemptKind
-from domain.evidence.quoting import house_punctuation
+from domain.evidence.quoting import house_punctuation, quoted_final_state
 from domain.scoring import Outcome
 from domain.spread import is_unstable, middle, spread
 from domain.state.methodology import Methodology, SetKey, set_key
@@ -34,6 +34,10 @@ class AttemptRow(msgspec.Struct, frozen=True, kw_only=True):
     log: str | None = None
     """Where the run's log is served: where the attempt stopped (section 11); None when it has
     none served (no log, or withheld)."""
+    final_state_shown: str | None = None
+    """Section 16: the agent's own final-state sentence, quoted as the run page quotes it."""
+    sponsor: str | None = None
+    """Section 13: the sponsor of the agent's compute, beside its results."""
 
 
 class SetRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -66,6 +70,9 @@ class ProjectView(msgspec.Struct, frozen=True, kw_only=True):
     under_review_in: list[str] = msgspec.field(default_factory=list)
     """The cycles in which it is under review (section 15)."""
     reviews: list[ReviewRow] = msgspec.field(default_factory=list)
+    verified_by: AttemptRow | None = None
+    """Section 11: the attempt whose pass gave the verdict ("el registro muestra qué agent lo
+    verificó"): the first full pass, else the first pass with mocks."""
     approved: Approved | None = None
     """Set on public documents: what an operator approved (methodology section 1)."""
 
@@ -101,6 +108,8 @@ def _attempt_row(state: Methodology, judged: Judged) -> AttemptRow:
         valid=judged.outcome is not None,
         invalid_reason=judged.invalid_reason,
         log=served_url(state, event.run_id, "log"),
+        final_state_shown=quoted_final_state(event),
+        sponsor=state.sponsor(event.agent.id),
     )
 
 
@@ -119,6 +128,15 @@ def project_verdict(state: Methodology, runs: list[Judged]) -> Verdict | None:
     return verdict(attempts, stronger=record is None or record.stronger_agent is not None)
 
 
+def verifying(attempts: list[AttemptRow]) -> AttemptRow | None:
+    """Section 11: the attempt that verified the project, the best result first."""
+    for outcome in ("pass_full", "pass_mock"):
+        found = next((a for a in attempts if a.outcome == outcome), None)
+        if found is not None:
+            return found
+    return None
+
+
 def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView:
     runs = [j for j in state.judged() if j.event.project.id == project_id]
     if not runs:
@@ -130,11 +148,13 @@ def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView
     cycles = sorted({j.event.cycle for j in runs})
     under_review_in = [c for c in cycles if project_id in state.under_review(c)]
     reviews = state.reviews.get(project_id, {})
+    attempts = [_attempt_row(state, j) for j in runs]
+    verdict = project_verdict(state, runs)
     return ProjectView(
         project=project_id,
         as_of=as_of,
         description_shown=latest.description and house_punctuation(latest.description),
-        verdict=project_verdict(state, runs),
+        verdict=verdict,
         under_review=bool(under_review_in),
         under_review_in=under_review_in,
         reviews=[
@@ -144,7 +164,8 @@ def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView
             for c in sorted(reviews)
             for r in reviews[c]
         ],
-        attempts=[_attempt_row(state, j) for j in runs],
+        attempts=attempts,
+        verified_by=verifying(attempts) if verdict in ("works", "works_with_mocks") else None,
         sets=[
             set_row(key, scores)
             for key, members in sorted(sets.items())

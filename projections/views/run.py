@@ -8,7 +8,7 @@ from typing import Literal
 import msgspec
 
 from domain.events import RunRecorded
-from domain.evidence.quoting import house_punctuation
+from domain.evidence.quoting import quoted_final_state
 from domain.runner.naming import replaced_run, rerun_id
 from domain.runs import budget
 from domain.scoring import Outcome, ScoreLines
@@ -69,6 +69,8 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     network: str | None = None
     instructions_sha256: str | None = None
     """The standard instructions the agent had (published at `/instructions/<sha256>`)."""
+    sponsor: str | None = None
+    """Section 13: the sponsor of the agent's compute, beside its results."""
     approved: Approved | None = None
     """Set on public documents: what an operator approved (methodology section 1)."""
 
@@ -86,7 +88,6 @@ def score_lines_row(lines: ScoreLines) -> ScoreLinesRow:
 def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
     judged = state.judge(state.find_run(run_id, as_of))
     event, lines = judged.event, judged.lines
-    final_state = event.report.final_state if event.report else None
     return RunView(
         run_id=run_id,
         as_of=as_of,
@@ -103,7 +104,7 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
         score_lines=None if lines is None else score_lines_row(lines),
         evidence=evidence_views(state, run_id),
         rerun_requested=state.rerun_reason(run_id),
-        final_state_shown=None if final_state is None else house_punctuation(final_state),
+        final_state_shown=quoted_final_state(event),
         verified_claim=verified_claim(event.project.source_type),
         disputes=[
             DisputeRow(
@@ -121,4 +122,5 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
         engine_version=event.engine_version,
         network=event.network,
         instructions_sha256=event.instructions_sha256,
+        sponsor=state.sponsor(event.agent.id),
     )
