@@ -24,6 +24,7 @@ from domain.events import (
     RerunRequested,
     RunRecorded,
     RunStatus,
+    SandboxLimits,
     Text,
     Value,
 )
@@ -120,6 +121,7 @@ class RunRecord(InputRecord, frozen=True, tag="run"):
     network: Network | None = None
     instructions_sha256: Sha256 | None = None
     reproduces: Text | None = None
+    limits: SandboxLimits | None = None
 
 
 SAME_CONDITIONS: tuple[tuple[str, Callable[[RunRecorded], str | None]], ...] = (
@@ -189,6 +191,7 @@ def admit_run(
         network=record.network,
         instructions_sha256=record.instructions_sha256,
         reproduces=record.reproduces,
+        limits=record.limits,
         budget_minutes=budget_minutes
         if budget_minutes is not None
         else time_budget_minutes(record.edition, record.project),

@@ -9,7 +9,7 @@ from ledger.ledger import RecordedEvent
 
 
 class MethodologyProjection:
-    name = "methodology.v7"
+    name = "methodology.v8"
     model_type = Methodology
 
     def initial(self) -> Methodology:

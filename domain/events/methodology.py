@@ -63,6 +63,16 @@ class Project(Value, frozen=True):
     """A desktop application: from v1.1 it is started on a virtual display (section 7 point 6)."""
 
 
+class SandboxLimits(Value, frozen=True):
+    """A sandbox's limits (section 7, point 1: "su entorno exacto se publica")."""
+
+    memory_bytes: int
+    nano_cpus: int
+    pids: int
+    network: Network
+    capabilities: list[str] = msgspec.field(default_factory=list)
+
+
 class Agent(Value, frozen=True):
     """A fixed, version-pinned agent: model and harness (methodology section 4)."""
 
@@ -158,6 +168,8 @@ class RunRecorded(Event, frozen=True):
     """Section 7, point 2: the standard instructions the agent had, by SHA-256."""
     reproduces: str | None = None
     """Section 18: the run this one reproduced; it counts in no figure."""
+    limits: SandboxLimits | None = None
+    """Section 7, point 1: the sandbox's CPU, memory and process limits."""
 
     @property
     def stream(self) -> str:

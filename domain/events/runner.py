@@ -13,9 +13,9 @@ from typing import Annotated, Literal
 import msgspec
 
 from domain.events import streams
-from domain.events.base import Event, Text, Value
+from domain.events.base import Event, Text
 from domain.events.evidence import Fingerprint
-from domain.events.methodology import Agent, AgentRuntime, AttemptKind, Network, Project
+from domain.events.methodology import Agent, AgentRuntime, AttemptKind, Project, SandboxLimits
 
 KeyMode = Literal["per_run", "shared_vendor"]
 """How an agent reaches its model: a key created for each run, or the vendor's shared key."""
@@ -26,14 +26,6 @@ Ended = Literal["exited", "timed_out", "cancelled", "aborted"]
 cut short by Argusic's own tooling (invalid, never counted, run again)."""
 Seconds = Annotated[float, msgspec.Meta(ge=0)]
 Usd = Annotated[float, msgspec.Meta(ge=0)]
-
-
-class SandboxLimits(Value, frozen=True):
-    memory_bytes: int
-    nano_cpus: int
-    pids: int
-    network: Network
-    capabilities: list[str] = msgspec.field(default_factory=list)
 
 
 class _RunFact(Event, frozen=True):

@@ -64,4 +64,5 @@ def run_record(
         network=None if sandbox is None else sandbox.limits.network,
         instructions_sha256=None if sandbox is None else sandbox.instructions_sha256,
         reproduces=run.reproduces,
+        limits=None if sandbox is None else sandbox.limits,
     )

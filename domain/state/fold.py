@@ -48,6 +48,7 @@ from domain.state.records import (
     Noted,
     Review,
     Run,
+    Step,
 )
 
 Decided = (
@@ -212,7 +213,9 @@ def _evidence(
         copy.served_sha256 = step.output_sha256
         if step.transform == redaction.NAME:
             copy.stored_sha256 = step.output_sha256
-        copy.transforms.append(f"{step.transform}@{step.version}")
+        named = f"{step.transform}@{step.version}"
+        copy.transforms.append(named)
+        copy.steps.append(Step(named, step.input_sha256, step.output_sha256))
         for name, count in step.counts.items():
             copy.counts[name] = copy.counts.get(name, 0) + count
     copy.positions.append(position)

@@ -23,6 +23,15 @@ class Run(msgspec.Struct, frozen=True, kw_only=True):
     event: RunRecorded
 
 
+class Step(msgspec.Struct, frozen=True):
+    """One transform of section 17 as recorded: what went in and what came out, by SHA-256
+    (the input empty where a security redaction changed what arrived, issue 26)."""
+
+    transform: str
+    input_sha256: str
+    output_sha256: str
+
+
 class EvidenceCopy(msgspec.Struct, kw_only=True):
     """A run's file as served (section 17): the transforms applied in order, or why withheld."""
 
@@ -34,6 +43,7 @@ class EvidenceCopy(msgspec.Struct, kw_only=True):
     counts: dict[str, int] = msgspec.field(default_factory=dict)
     withheld: str | None = None
     positions: list[int] = msgspec.field(default_factory=list)
+    steps: list[Step] = msgspec.field(default_factory=list)
 
 
 class Noted(msgspec.Struct, frozen=True, kw_only=True):

@@ -7,7 +7,7 @@ import msgspec
 
 from domain.errors import NotFound
 from domain.state.methodology import Methodology
-from domain.state.records import EvidenceCopy
+from domain.state.records import EvidenceCopy, Step
 
 MEDIA_TYPES = {"cast": "application/x-asciicast", "log": "text/plain; charset=utf-8"}
 """The files a run serves, and how."""
@@ -27,6 +27,8 @@ class EvidenceView(msgspec.Struct, frozen=True, kw_only=True):
     withheld: str | None
     stored_sha256: str | None = None
     """The file as kept: security-redacted before it was written (section 17)."""
+    steps: list[Step] = msgspec.field(default_factory=list)
+    """Each transform applied, in order, with its input and output fingerprints."""
 
 
 class ServedCopy(msgspec.Struct, frozen=True, kw_only=True):
@@ -59,6 +61,7 @@ def evidence_views(state: Methodology, run_id: str) -> dict[str, EvidenceView]:
             key_material_masked=copy.counts.get("private_key_body", 0) > 0,
             withheld=copy.withheld,
             stored_sha256=copy.stored_sha256,
+            steps=list(copy.steps),
         )
         for kind, copy in state.evidence.get(run_id, {}).items()
     }

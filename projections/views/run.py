@@ -7,7 +7,7 @@ from typing import Literal
 
 import msgspec
 
-from domain.events import RunRecorded
+from domain.events import RunRecorded, SandboxLimits
 from domain.evidence.quoting import quoted_final_state
 from domain.runner.naming import replaced_run, rerun_id
 from domain.runs import budget
@@ -71,6 +71,8 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     """The standard instructions the agent had (published at `/instructions/<sha256>`)."""
     sponsor: str | None = None
     """Section 13: the sponsor of the agent's compute, beside its results."""
+    limits: SandboxLimits | None = None
+    """Section 7, point 1: the sandbox's CPU, memory and process limits and its network."""
     approved: Approved | None = None
     """Set on public documents: what an operator approved (methodology section 1)."""
 
@@ -123,4 +125,5 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
         network=event.network,
         instructions_sha256=event.instructions_sha256,
         sponsor=state.sponsor(event.agent.id),
+        limits=event.limits,
     )

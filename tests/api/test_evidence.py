@@ -68,6 +68,12 @@ class Evidence:
         ingest(self.ledger, [path], self.store, lambda h: BANNERS if h == HARNESS else [])
         publish(self.ledger, self.settings.home)  # what the HTTP API (the public's) reads
 
+    def in_use(self) -> None:
+        """A valid run with clean evidence: its source type is in use (section 6a), so the public
+        sees the runs of its projects, valid or not."""
+        cast, log = (next(c for c in CLEAN if c.kind == k) for k in ("cast", "log"))
+        self.write_and_ingest([self.run("r-in-use", cast, log)])
+
     def view(self, run_id: str) -> Any:
         reads = ProjectionReader(self.ledger, MethodologyProjection())
         return reads.answer(("run", run_id), lambda state, as_of: run_view(state, as_of, run_id))
@@ -158,6 +164,7 @@ def test_an_unparseable_recording_is_withheld_and_its_run_marked_for_a_rerun(
     client: TestClient,  # type: ignore[type-arg]
 ) -> None:
     broken = SPLIT_KEY.content[:-20]  # cut off in the middle of its last event
+    evidence.in_use()
     evidence.write_and_ingest([evidence.run("r1", broken + b"\n", SECRET_PEM, model_key=MODEL_KEY)])
     view = evidence.view("r1")
     assert view.evidence["cast"].withheld.startswith("the recording cannot be parsed: line ")

@@ -185,6 +185,7 @@ def test_an_archive_of_keys_in_evidence_is_not_kept_and_its_run_is_repeated(
     A log printing a zip is the same case."""
     archive = tar_gz_holding_a_zip_with_keys()
     printed = b"$ cat secrets.zip\n" + zipped("keys.env", b"KEY=" + KEY) + b"\n"
+    evidence.in_use()
     evidence.write_and_ingest(
         [
             evidence.run("r1", QUIET_CAST, archive, model_key=RUN_KEY),

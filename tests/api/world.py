@@ -45,9 +45,10 @@ class World:
         return ProjectionReader(self.ledger, MethodologyProjection())
 
     def leaderboard(self, as_of: int | None = None) -> list[dict[str, Any]]:
-        """The rows' figures; the runs behind them are `leaderboard_projects`."""
+        """The rows' figures; the runs behind them are `leaderboard_projects` (and the sponsor
+        beside them is `leaderboard_rows`')."""
         return [
-            {k: v for k, v in row.items() if k != "projects"}
+            {k: v for k, v in row.items() if k not in ("projects", "sponsor")}
             for row in self.leaderboard_rows(as_of)
         ]
 
