@@ -42,6 +42,17 @@ pytestmark = pytest.mark.slow
 
 QUOTED_DESCRIPTION = "A tiny tool \u2014 for tests \u2014"
 QUOTED_FINAL_STATE = "Installed and started \u2014 the page answered \u2014"
+ENVIRONMENT = {
+    "image_digest": "sha256:" + "ab" * 32,
+    "engine_version": "26.1.5",
+    "network": "none",
+    "limits": {
+        "memory_bytes": 2048 << 20,
+        "nano_cpus": 1_500_000_000,
+        "pids": 512,
+        "network": "none",
+    },
+}
 
 
 def extra_records(folder: Path) -> Path:
@@ -54,6 +65,7 @@ def extra_records(folder: Path) -> Path:
     quoted = run("test-quoted", "test/quoted", "test-agent-b", "100", cycle="2026-08")
     quoted["project"]["description"] = QUOTED_DESCRIPTION
     quoted["report"] = {**quoted["report"], "final_state": QUOTED_FINAL_STATE}
+    quoted |= ENVIRONMENT
     return write(folder, "extra.jsonl", [withheld, quoted])
 
 
@@ -287,6 +299,26 @@ def test_the_run_page_plays_the_served_recording(site: Site) -> None:
     )
     assert ended["time"] == pytest.approx(last_time, abs=0.05)
     assert "decoded: 5 bytes, no errors" in ended["screen"]
+
+
+def test_the_run_page_shows_the_environment_the_json_gives(site: Site) -> None:
+    """Section 7 point 1 and 18: the run's environment, read back from the served page."""
+    doc = site.json("/runs/test-quoted")
+    site.browser.open("/runs/test-quoted")
+    shown = site.browser.script(
+        "return Object.fromEntries([...document.querySelectorAll('#environment + dl [data-field]')]"
+        ".map(c => [c.dataset.field, [c.dataset.value || null, c.innerText.trim()]]))"
+    )
+    assert shown["image_digest"][1] == doc["image_digest"] == ENVIRONMENT["image_digest"]
+    assert shown["engine_version"][1] == doc["engine_version"] == "26.1.5"
+    assert float(shown["cpus"][0]) == doc["limits"]["nano_cpus"] / 1e9 == 1.5
+    assert int(shown["memory"][0]) == doc["limits"]["memory_bytes"]
+    assert shown["memory"][1] == "2048 MiB"
+    assert int(shown["pids"][0]) == doc["limits"]["pids"] == 512
+    assert shown["network"][1].startswith("none")
+    site.browser.open("/projects/test/quoted")
+    quote = site.browser.script("return document.querySelector('td.final-state q').innerText")
+    assert quote == "Installed and started, the page answered."
 
 
 def test_a_withheld_run_shows_the_451_notice(site: Site) -> None:
