@@ -45,7 +45,7 @@ class SpreadRule(msgspec.Struct, frozen=True, kw_only=True):
     """Section 10: a set is unstable when its spread is strictly above `unstable_above` %."""
 
     formula: str
-    unstable_above: int
+    unstable_above: float
 
 
 class ChainRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -146,7 +146,7 @@ def rules(editions: Iterable[str], config: OrchestratorConfig) -> Rules:
     """The rules in force for `editions` (the changelog's, in order) under `config`."""
     return Rules(
         rubric=rubric(),
-        spread=SpreadRule(formula=spread.FORMULA, unstable_above=int(spread.UNSTABLE_ABOVE)),
+        spread=SpreadRule(formula=spread.FORMULA, unstable_above=float(spread.UNSTABLE_ABOVE)),
         verdict_chain=chains(editions),
         environment_qa=EnvironmentQa(
             agents_without_roster=environment_qa.AGENTS_WITHOUT_ROSTER,

@@ -249,8 +249,8 @@ def test_the_rules_on_the_page_are_the_code_s(sites: Sites) -> None:
     )
     assert dict(depth) == {d: str(p) for d, p in scoring.DEPTH.items()}
     assert field(sites, "unverified") == (str(scoring.UNVERIFIED), str(scoring.UNVERIFIED))
-    threshold = int(spread.UNSTABLE_ABOVE)
-    assert field(sites, "unstable_above") == (str(threshold), f"{threshold}%")
+    threshold = float(spread.UNSTABLE_ABOVE)
+    assert field(sites, "unstable_above") == (repr(threshold), f"{threshold:g}%")
     chain = rows(sites, "table.verdict-chain", "edition")
     editions = [e["version"] for e in document(sites.production)["editions"]]
     assert list(chain) == editions
