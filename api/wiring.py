@@ -9,6 +9,7 @@ import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, unquote, urlsplit
@@ -19,6 +20,7 @@ from adapters.artifacts import FileArtifactStore
 from adapters.banners import banner_patterns
 from adapters.clock import utc_now
 from adapters.crosscheck import ChatCrossChecker, CrossCheckStandIn
+from adapters.orchestrator_config import DEFAULT as DEFAULT_ORCHESTRATOR_CONFIG
 from adapters.orchestrator_config import config_path, load_config
 from adapters.recording import SessionRecorder, cut_torn_write
 from adapters.sources.config import SourcesConfig, load_sources_config
@@ -67,6 +69,8 @@ class Settings:
     home: Path
     log_format: str | None
     sources_config: Path = Path("config/sources.toml")
+    orchestrator_config: Path = DEFAULT_ORCHESTRATOR_CONFIG
+    """The runner's budgets and key limit, which the methodology page states (section 7)."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -75,6 +79,7 @@ class Settings:
             home=Path(env.get("ARGUSIC_HOME", "./var")),
             log_format=env.get("ARGUSIC_LOG_FORMAT"),
             sources_config=Path(env.get("ARGUSIC_SOURCES_CONFIG", "config/sources.toml")),
+            orchestrator_config=config_path(env),
         )
 
     @property
@@ -161,12 +166,12 @@ class Argusic:
         self.store: EvidenceStore = store or FileArtifactStore(settings.home / "artifacts")
         self.banners = banners
         self.ledger_queries = LedgerQueries(ledger)
-        self.methodology = MethodologyQueries(ledger)
+        self.methodology = MethodologyQueries(ledger, config=lambda: self.orchestrator)
         self.siiq = SiiqQueries(ledger)
         self.sources = SourcesQueries(ledger)
         # what the public sees: as of an approved position (the latest by default), the secret
         # pool left out, and the ledger up to the latest approved position
-        self.public = MethodologyQueries(ledger, published=True)
+        self.public = MethodologyQueries(ledger, published=True, config=lambda: self.orchestrator)
         published = self.methodology.published_position
         self.public_siiq = SiiqQueries(ledger, published)
         self.public_sources = SourcesQueries(ledger, published)
@@ -177,6 +182,12 @@ class Argusic:
     @classmethod
     def open(cls, settings: Settings) -> Argusic:
         return cls(settings, open_ledger(settings))
+
+    @cached_property
+    def orchestrator(self) -> OrchestratorConfig:
+        """The orchestrator's configuration in force (`settings.orchestrator_config`), read once:
+        the server reads it as it starts, so the page states what the runner runs with."""
+        return load_config(self.settings.orchestrator_config)
 
     def sources_config(self) -> SourcesConfig:
         """The SI-IQ sources of `ARGUSIC_SOURCES_CONFIG` (default `config/sources.toml`)."""

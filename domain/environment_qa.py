@@ -4,7 +4,7 @@ nunca debería puntuarse como un fallo del agent"."""
 from __future__ import annotations
 
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from typing import Literal
+from typing import Literal, get_args
 
 from domain.errors import Rejected
 from domain.events import ProjectReviewed, RerunRequested, RunVoided
@@ -12,6 +12,7 @@ from domain.events.operators import Review
 from domain.scoring import Outcome, passed
 
 Finding = Literal["environment", "project"]
+FINDINGS: tuple[Finding, ...] = get_args(Finding)
 AGENTS_WITHOUT_ROSTER = 2
 """Without a cycle record, "every agent" needs at least two agents to mean anything."""
 

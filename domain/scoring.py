@@ -7,14 +7,25 @@ compares exactly: 30% must be stable, not 30.000000000000004%.
 from __future__ import annotations
 
 from fractions import Fraction
-from typing import Literal, NamedTuple
+from typing import Literal, NamedTuple, get_args
 
 from domain.events import Report, RunStatus, TestDepth
 
 Outcome = Literal["pass_full", "pass_mock", "fail", "timeout"]
+OUTCOMES: tuple[Outcome, ...] = get_args(Outcome)
 
 INSTALL, START, RECOVERY = 30, 30, 20
 DEPTH: dict[TestDepth, int] = {"tier1_real": 20, "tier2_mock": 12, "tier3_none": 0}
+RubricLine = Literal["install", "start", "recovery", "depth"]
+RUBRIC: dict[RubricLine, int] = {
+    "install": INSTALL,
+    "start": START,
+    "recovery": RECOVERY,
+    "depth": max(DEPTH.values()),
+}
+"""Section 8: each line of the rubric and its most points; they add up to 100."""
+UNVERIFIED = INSTALL + START + RECOVERY
+"""Section 8: installed and started, nothing went wrong, not verified: 80, and still a fail."""
 
 
 class ScoreLines(NamedTuple):

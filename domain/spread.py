@@ -9,6 +9,8 @@ from fractions import Fraction
 
 UNSTABLE_ABOVE = Fraction(30)
 """Percent; exactly 30 is stable."""
+FORMULA = "spread = (highest - lowest) / middle * 100"
+"""Section 10's formula, as the methodology writes it (and `spread` computes it)."""
 
 
 def middle(scores: Sequence[Fraction]) -> Fraction:

@@ -190,7 +190,12 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         path = item.path.as_posix()
         if item.path.name in docker or "images" in getattr(item, "fixturenames", ()):
             item.add_marker(pytest.mark.xdist_group("docker"))
-        elif path.endswith("tests/api/web/test_pages_in_browser.py"):
+        elif path.endswith(
+            (
+                "tests/api/web/test_pages_in_browser.py",
+                "tests/api/web/test_methodology_in_browser.py",
+            )
+        ):
             item.add_marker(pytest.mark.xdist_group("browser"))
         elif "/tests/faults/" in path:
             item.add_marker(pytest.mark.xdist_group("faults"))

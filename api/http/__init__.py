@@ -28,6 +28,10 @@ def create_app(argusic: Argusic) -> Litestar:
     def provided(value: object) -> Provide:
         return Provide(lambda: value, use_cache=True, sync_to_thread=False)
 
+    # read once, as the server starts: the methodology page states the budgets and the key limit
+    # the runner is configured with (section 7), and a bad configuration stops the start
+    _ = argusic.orchestrator
+
     app = Litestar(
         route_handlers=[
             home.router,

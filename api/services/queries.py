@@ -12,6 +12,7 @@ import msgspec
 
 from api.services.reader import ProjectionReader, View, position_as_of
 from domain.errors import NotFound
+from domain.runner.config import OrchestratorConfig
 from domain.siiq.index import IndexDocument, ModelPage, model_page
 from domain.state.methodology import Methodology
 from domain.state.publication import public_state
@@ -170,9 +171,18 @@ class MethodologyQueries:
     of the latest approved position with what the public may not see left out (methodology
     sections 1, 6 and 18); a public document says what was approved and at which checkpoint."""
 
-    def __init__(self, ledger: Ledger, *, published: bool = False) -> None:
+    def __init__(
+        self,
+        ledger: Ledger,
+        *,
+        published: bool = False,
+        config: Callable[[], OrchestratorConfig] | None = None,
+    ) -> None:
+        """`config`: the orchestrator's configuration in force, for the budgets and the key
+        limit the methodology document states (read when first asked, then kept)."""
         self.ledger = ledger
         self.published = published
+        self.config = config
         seen = public_state if published else None
         self.reader = ProjectionReader(ledger, MethodologyProjection(), seen)
 
@@ -217,7 +227,10 @@ class MethodologyQueries:
         return self._answer(("editions",), editions_view, as_of)
 
     def methodology(self, as_of: int | None = None) -> MethodologyView:
-        return self._answer(("methodology",), methodology_view, as_of)
+        """The rules as the code applies them and the orchestrator is configured, the
+        changelog and the source table."""
+        config = None if self.config is None else self.config()
+        return self._answer(("methodology",), partial(methodology_view, config=config), as_of)
 
     def sources(self, as_of: int | None = None) -> SourcesView:
         return self._answer(("sources",), sources_view, as_of)

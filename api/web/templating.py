@@ -18,6 +18,7 @@ from litestar.template.config import TemplateConfig
 
 from api.services.ports import EvidenceStore
 from api.web.plots import benchmark_plot, history_plot
+from domain.spread import UNSTABLE_ABOVE
 
 TEMPLATES = Path(__file__).parent / "templates"
 LOG_SHOWN_BYTES = 256 * 1024
@@ -89,6 +90,9 @@ def environment(store: EvidenceStore) -> Environment:
     env.globals["with_query"] = with_query
     env.globals["benchmark_plot"] = benchmark_plot
     env.globals["history_plot"] = history_plot
+    # the spread rule's threshold, where a page names it beside a document that does not carry
+    # it (the methodology document does): the constant `is_unstable` applies (section 10)
+    env.globals["unstable_above"] = plain(float(UNSTABLE_ABOVE))
     return env
 
 

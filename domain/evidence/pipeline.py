@@ -18,6 +18,13 @@ from domain.evidence.masking import Masker, Settled, Stage, mask_text
 
 MASK_HEADERS = frozenset({redaction.NAME, generated_keys.NAME})
 """The transforms a recording's header strings pass too (they mask secrets)."""
+SECTION_17: tuple[tuple[str, int], ...] = (
+    (redaction.NAME, redaction.VERSION),
+    (generated_keys.NAME, generated_keys.VERSION),
+    (branding.NAME, branding.VERSION),
+)
+"""Section 17's transforms in the order `section_17` applies them, with their versions: security
+redaction before anything is stored, the other two on the served copy only."""
 LOG_PIECE = 1 << 16
 """Log text is fed in pieces this long: only the piece a span may cross waits for more."""
 

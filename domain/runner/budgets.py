@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 from datetime import datetime, timedelta
+from typing import get_args
 
 from domain.editions import version_key
 from domain.events import Project, Tier
 from domain.runner.config import Budgets
 
 HEAVY_REPOSITORY_MB = 500
+HEAVY_FROM = (1, 2)
+"""The edition the heavy tier exists from (v1.2)."""
+TIERS: tuple[Tier, ...] = get_args(Tier)
 
 
 def budget_tier(project: Project, edition: str) -> Tier:
@@ -18,7 +22,7 @@ def budget_tier(project: Project, edition: str) -> Tier:
     if project.needs_gpu:
         return "gpu"
     heavy = project.heavy or (project.repo_size_mb or 0) > HEAVY_REPOSITORY_MB
-    return "heavy" if heavy and version_key(edition) >= (1, 2) else "standard"
+    return "heavy" if heavy and version_key(edition) >= HEAVY_FROM else "standard"
 
 
 def budget_seconds(tier: Tier, budgets: Budgets) -> float:

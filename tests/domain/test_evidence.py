@@ -13,7 +13,7 @@ import pytest
 
 from domain.evidence.asciicast import RecordingError, parse, split_lines, timings
 from domain.evidence.masking import ANSI, Masker, Stage, Withhold, mask_text
-from domain.evidence.pipeline import Derivation, section_17
+from domain.evidence.pipeline import SECTION_17, Derivation, section_17
 from domain.evidence.redaction import MARKER, CredentialFinder
 from tests.evidence_corpus import (
     BANNERS,
@@ -228,3 +228,7 @@ def test_masking_across_pieces_equals_masking_the_whole_text(marker: str | None)
         out = [s.edits[-1].get(i, piece) for s in settled for i, piece in enumerate(s.pieces)]
         assert "".join(out) == whole
         assert masker.counts == counts == [{"github_token": 80}]
+
+
+def test_section_17_names_its_transforms_in_the_order_applied() -> None:
+    assert [(t.name, t.version) for t in section_17([], [])] == list(SECTION_17)

@@ -7,7 +7,7 @@ from fractions import Fraction
 import pytest
 
 from domain.events import Report
-from domain.scoring import outcome, recovery, score_run
+from domain.scoring import RUBRIC, UNVERIFIED, outcome, recovery, score_run
 
 
 def report(**overrides: object) -> Report:
@@ -77,3 +77,16 @@ def test_verified_with_mocks_scores_92_and_passes_with_mocks() -> None:
 def test_a_timeout_scores_0_on_every_line(given: Report | None) -> None:
     assert score_run("timeout", given) == (0, 0, 0, 0)
     assert outcome("timeout", given) == "timeout"
+
+
+def test_the_rubric_s_lines_are_what_score_run_gives_at_most() -> None:
+    best = score_run("finished", report())
+    assert RUBRIC == {"install": 30, "start": 30, "recovery": 20, "depth": 20}
+    assert tuple(RUBRIC.values()) == best
+    assert sum(RUBRIC.values()) == best.total == 100
+
+
+def test_unverified_is_what_an_installed_started_unverified_run_scores() -> None:
+    lines = score_run("finished", report(test_depth="tier3_none"))
+    assert lines.total == UNVERIFIED == 80
+    assert outcome("finished", report(test_depth="tier3_none")) == "fail"

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 from fractions import Fraction
 
-from domain.spread import is_unstable, middle, spread
+from domain.spread import UNSTABLE_ABOVE, is_unstable, middle, spread
 
 
 def scores(*values: float) -> list[Fraction]:
@@ -46,3 +46,8 @@ def test_three_zeros_have_spread_0_and_are_stable() -> None:
 
 def test_the_middle_of_an_even_count_is_the_mean_of_the_two_middle_values() -> None:
     assert middle(scores(0, 50, 92, 100)) == 71
+
+
+def test_the_threshold_the_methodology_page_states_is_the_one_is_unstable_applies() -> None:
+    assert UNSTABLE_ABOVE == 30
+    assert not is_unstable([Fraction(70), Fraction(100), Fraction(100)])  # exactly 30%

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from domain.verdict import Attempt, chain_complete, verdict
+from domain.verdict import Attempt, chain_complete, verdict, verdict_chain
 
 
 def test_works_when_any_attempt_passed_fully() -> None:
@@ -54,3 +54,22 @@ def test_a_pass_by_the_stronger_agent_on_request_makes_it_work() -> None:
 @pytest.mark.parametrize("attempts", [[], [Attempt("retry", "1.0", "fail")]])
 def test_not_yet_verified_while_attempts_are_missing(attempts: list[Attempt]) -> None:
     assert verdict(attempts) == "not_yet_verified"
+
+
+def test_verdict_chain_before_1_3_is_standard_retry_stronger() -> None:
+    for edition in ("0.4", "1.0", "1.2"):
+        assert verdict_chain(edition) == (("standard", "retry", "stronger"), "in_chain")
+
+
+def test_verdict_chain_from_1_3_is_two_full_standard_attempts_stronger_on_request() -> None:
+    for edition in ("1.3", "1.5", "1.10"):
+        assert verdict_chain(edition) == (("standard", "standard"), "on_request")
+
+
+@pytest.mark.parametrize("edition", ["1.0", "1.2", "1.3", "1.5"])
+def test_verdict_chain_s_steps_are_what_completes_the_chain(edition: str) -> None:
+    chain = verdict_chain(edition)
+    kinds = {"standard": "standard", "retry": "retry", "stronger": "stronger"}
+    attempts = [Attempt(kinds[step], edition, "fail") for step in chain.steps]
+    assert chain_complete(attempts, edition)
+    assert not chain_complete(attempts[:-1], edition)
