@@ -111,6 +111,7 @@ gpu = 0.1
 
 [keys]
 limit_usd = 3
+gpu_limit_usd = {gpu_limit}
 
 [sandbox]
 network = "none"
@@ -122,7 +123,26 @@ pids = 256
 capabilities = []
 docker_timeout_seconds = {docker_timeout}
 keys_timeout_seconds = 2
+sweep_seconds = {sweep}
 """
+
+
+def config_text(
+    *,
+    standard: float,
+    grace: float,
+    docker_timeout: float,
+    gpu_limit: float = 3,
+    sweep: float = 60,
+) -> str:
+    """An orchestrator configuration for tests (budgets in minutes, shrunk)."""
+    return CONFIG.format(
+        standard=standard,
+        grace=grace,
+        docker_timeout=docker_timeout,
+        gpu_limit=gpu_limit,
+        sweep=sweep,
+    )
 
 
 class Rig:
@@ -137,12 +157,22 @@ class Rig:
         *,
         grace: float = 5,
         docker_timeout: float = 20,
+        gpu_limit: float = 3,
+        sweep: float = 60,
     ) -> None:
         from api.wiring import build_runner
 
         self.settings, self.ledger, self.stand_in, self.folder = settings, ledger, stand_in, folder
         config = folder / "orchestrator.toml"
-        config.write_text(CONFIG.format(standard=0.05, grace=grace, docker_timeout=docker_timeout))
+        config.write_text(
+            config_text(
+                standard=0.05,
+                grace=grace,
+                docker_timeout=docker_timeout,
+                gpu_limit=gpu_limit,
+                sweep=sweep,
+            )
+        )
         self.env = {
             "ARGUSIC_ORCHESTRATOR_CONFIG": str(config),
             "ARGUSIC_KEYS_URL": stand_in.url,
