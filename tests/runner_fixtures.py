@@ -196,6 +196,7 @@ class Rig:
         edition: str = "1.5",
         desktop_image: str | None = None,
         image: str = BASELINE_IMAGE,
+        needs_gpu: bool = False,
     ) -> RunScheduled:
         if fixture not in self.repos:
             self.repos[fixture] = fixture_repository(fixture, self.folder)
@@ -211,6 +212,7 @@ class Rig:
                 repo=url,
                 commit=commit,
                 desktop=fixture.startswith("desktop"),
+                needs_gpu=needs_gpu,
             ),
             agent=Agent(
                 id="agent-base",
@@ -226,7 +228,7 @@ class Rig:
             ),
             key=key,  # type: ignore[arg-type]
             attempt="standard",
-            tier="standard",
+            tier="gpu" if needs_gpu else "standard",
             budget_seconds=budget,
             grace_seconds=self.runner.config.sandbox.grace_seconds,
             scheduled_at=self.runner.clock(),
@@ -234,10 +236,10 @@ class Rig:
         self.runner.log.schedule([run])
         return run
 
-    def work(self, concurrency: int = 2, worker: str = "w1") -> Any:
+    def work(self, concurrency: int = 2, worker: str = "w1", *, gpu: bool = False) -> Any:
         from api.services.worker import run_worker
 
-        return run_worker(self.runner, worker, concurrency, once=True)
+        return run_worker(self.runner, worker, concurrency, once=True, gpu=gpu)
 
     def state(self, run_id: str) -> Any:
         return self.runner.log.load(run_id)

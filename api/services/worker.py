@@ -1,7 +1,8 @@
 """`argusic worker`: claim scheduled runs through the ledger's optimistic concurrency (the
 claim goes at the next version of the run's stream, so two workers on one database never run
-the same attempt) and carry up to N at once. Safe to kill at any moment: on start it aborts and
-reruns what it had in flight, and sweeps."""
+the same attempt) and carry up to N at once; a run that needs a GPU only with `gpu` (section
+6a). Safe to kill at any moment: on start it aborts and reruns what it had in flight, and
+sweeps."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from api.services.runner_ports import Runner
 from api.services.schedule import schedule_asked
 from api.services.sweep import sweep
 from domain.events import RunClaimed
-from domain.runner.budgets import run_deadline
+from domain.runner.budgets import needs_gpu, run_deadline
 from domain.runner.lifecycle import RunState, claimable
 from projections.methodology import MethodologyProjection
 
@@ -68,11 +69,13 @@ def run_worker(
     concurrency: int,
     *,
     once: bool = False,
+    gpu: bool = False,
     stop: threading.Event | None = None,
 ) -> WorkerReport:
     """Recover, sweep, then claim and execute runs until stopped (with `once`: until nothing
     claimable is left and every claimed run is done), scheduling every run asked for again or
-    to reproduce, and reporting every reproduction done, whenever the ledger grew."""
+    to reproduce, and reporting every reproduction done, whenever the ledger grew. Runs that
+    need a GPU are claimed only with `gpu`, and first."""
     stop = stop or threading.Event()
     report = WorkerReport(recovered=recover(runner, worker))
     sweep(runner)
@@ -91,8 +94,12 @@ def run_worker(
             board.refresh()
             now = runner.clock()
             ready = sorted(
-                (s for s in board.runs.values() if claimable(s, now) and s.run_id not in running),
-                key=lambda s: (s.scheduled.scheduled_at, s.run_id),
+                (
+                    s
+                    for s in board.runs.values()
+                    if claimable(s, now, gpu=gpu) and s.run_id not in running
+                ),
+                key=lambda s: (not needs_gpu(s.scheduled), s.scheduled.scheduled_at, s.run_id),
             )
             for state in ready[: concurrency - len(running)]:
                 claimed = claim(runner, state, worker)

@@ -1,0 +1,99 @@
+"""Issue 28, deliverables 7 and 8 on the real engine and the key stand-in: a run that needs a GPU
+waits, visibly, for a worker started with `--gpu` (methodology section 6a), which keys it with
+the limit configured apart; and every worker sweeps on a schedule, not only at start (section
+7, "un barrido programado elimina cualquier clave que ya no pertenezca a un trabajo en curso")."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+
+from adapters.keys_stand_in import KeyStandIn
+from api.wiring import Settings
+from domain.events import ModelKeyRequested, RunClaimed
+from ledger.ledger import Ledger
+from tests.conftest import argusic
+from tests.runner_fixtures import Rig, images, stand_in
+
+__all__ = ["images", "stand_in"]
+
+pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+
+
+@pytest.fixture
+def make_rig(
+    images: dict[str, str], settings: Settings, ledger: Ledger, stand_in: KeyStandIn, tmp_path: Path
+) -> Iterator[Callable[..., Rig]]:
+    """A rig with its own configuration (`gpu_limit`, `sweep`), closed after the test."""
+    made: list[Rig] = []
+
+    def make(**config: float) -> Rig:
+        made.append(Rig(settings, ledger, stand_in, tmp_path, **config))
+        return made[-1]
+
+    yield make
+    for rig in made:
+        rig.close()
+
+
+def until(condition: Callable[[], bool], seconds: float = 20) -> bool:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
+
+
+def claims(rig: Rig, run_id: str) -> list[str]:
+    return [e.worker for e in rig.events(run_id) if isinstance(e, RunClaimed)]
+
+
+def test_a_gpu_run_waits_for_a_gpu_worker_which_keys_it_with_the_gpu_limit(
+    make_rig: Callable[..., Rig], stand_in: KeyStandIn, cli_env: dict[str, str]
+) -> None:
+    rig = make_rig(gpu_limit=7)
+    rig.schedule("installs-and-runs", "r-gpu", needs_gpu=True)
+    rig.schedule("installs-and-runs", "r-plain")
+    env = {**cli_env, **rig.env}
+
+    report = rig.work(worker="w-plain")  # a worker without --gpu
+    assert report.executed == {"r-plain": "exited"}
+    assert claims(rig, "r-gpu") == []
+    assert rig.state("r-gpu").phase == "scheduled"
+
+    listed = argusic(env, "runs", "--state", "scheduled", "--json")
+    assert listed.returncode == 0, listed.stderr
+    (row,) = json.loads(listed.stdout)["runs"]
+    assert (row["run_id"], row["needs_gpu"]) == ("r-gpu", True)
+    assert row["waiting"].startswith("a worker started with --gpu")
+    shown = argusic(env, "runs", "--state", "scheduled")
+    assert "r-gpu" in shown.stdout
+    assert "(waits for a worker started with --gpu" in shown.stdout
+    finished = json.loads(argusic(env, "runs", "--state", "finished", "--json").stdout)
+    assert [(r["run_id"], r["needs_gpu"], r["waiting"]) for r in finished["runs"]] == [
+        ("r-plain", False, None)
+    ]
+
+    gpu_report = rig.work(worker="w-gpu", gpu=True)
+    assert set(gpu_report.executed) == {"r-gpu"}
+    assert claims(rig, "r-gpu") == ["w-gpu"]
+    asked = {
+        e.run_id: e.limit_usd
+        for run_id in ("r-gpu", "r-plain")
+        for e in rig.events(run_id)
+        if isinstance(e, ModelKeyRequested)
+    }
+    assert asked == {"r-gpu": 7, "r-plain": 3}  # section 6a: configured apart
+    at_stand_in = {k.name.rsplit(":", 1)[1]: k.limit for k in stand_in.keys.values()}
+    assert at_stand_in == {"r-gpu": 7.0, "r-plain": 3.0}
+    # This engine has no GPU: it made the sandbox with the request and refused to start
+    # it, so the run was aborted (our tooling) and asked for again; on a GPU host it runs.
+    state = rig.state("r-gpu")
+    assert state.phase == "closed"
+    assert state.key_deleted
+    assert stand_in.live_keys() == []
