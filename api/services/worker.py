@@ -2,11 +2,12 @@
 claim goes at the next version of the run's stream, so two workers on one database never run
 the same attempt) and carry up to N at once; a run that needs a GPU only with `gpu` (section
 6a). Safe to kill at any moment: on start it aborts and reruns what it had in flight, and
-sweeps."""
+sweeps; then it sweeps again every `sweep_seconds` (section 7, "un barrido programado")."""
 
 from __future__ import annotations
 
 import threading
+import time
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 
@@ -63,6 +64,15 @@ def _outcome(run_id: str, future: Future[RunState]) -> str:
     return state.ended or state.phase
 
 
+def sweep_on(runner: Runner) -> None:
+    """One scheduled sweep of a running worker; a failure is logged and the worker goes on
+    (the next sweep tries again)."""
+    try:
+        sweep(runner)
+    except Exception as e:  # the worker outlives any one sweep
+        log.error("sweep_failed", error=f"{type(e).__name__}: {e}")
+
+
 def run_worker(
     runner: Runner,
     worker: str,
@@ -74,11 +84,13 @@ def run_worker(
 ) -> WorkerReport:
     """Recover, sweep, then claim and execute runs until stopped (with `once`: until nothing
     claimable is left and every claimed run is done), scheduling every run asked for again or
-    to reproduce, and reporting every reproduction done, whenever the ledger grew. Runs that
-    need a GPU are claimed only with `gpu`, and first."""
+    to reproduce, and reporting every reproduction done, whenever the ledger grew; sweep again
+    every `sweep_seconds`. Runs that need a GPU are claimed only with `gpu`, and first."""
     stop = stop or threading.Event()
     report = WorkerReport(recovered=recover(runner, worker))
     sweep(runner)
+    period = runner.config.sandbox.sweep_seconds
+    next_sweep = time.monotonic() + period
     board = RunBoard(runner.log.ledger)
     running: dict[str, Future[RunState]] = {}
     planned_at, reader = -1, ProjectionReader(runner.log.ledger, MethodologyProjection())
@@ -91,6 +103,9 @@ def run_worker(
             if (size := runner.log.ledger.size()) != planned_at:  # something new may ask
                 schedule_asked(reader, board, runner.config, runner.clock)
                 planned_at = size
+            if time.monotonic() >= next_sweep:
+                sweep_on(runner)
+                next_sweep = time.monotonic() + period
             board.refresh()
             now = runner.clock()
             ready = sorted(

@@ -6,15 +6,21 @@ the limit configured apart; and every worker sweeps on a schedule, not only at s
 from __future__ import annotations
 
 import json
+import threading
 import time
 from collections.abc import Callable, Iterator
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from adapters.keys_stand_in import KeyStandIn
+from api.services.sweep import sweep
+from api.services.worker import run_worker
 from api.wiring import Settings
-from domain.events import ModelKeyRequested, RunClaimed
+from domain.events import ModelKeyRequested, RunClaimed, SweepCompleted, streams
+from domain.runner.naming import key_name
 from ledger.ledger import Ledger
 from tests.conftest import argusic
 from tests.runner_fixtures import Rig, images, stand_in
@@ -97,3 +103,98 @@ def test_a_gpu_run_waits_for_a_gpu_worker_which_keys_it_with_the_gpu_limit(
     assert state.phase == "closed"
     assert state.key_deleted
     assert stand_in.live_keys() == []
+
+
+def test_every_worker_sweeps_on_its_schedule(
+    make_rig: Callable[..., Rig], stand_in: KeyStandIn, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A key left by a run that is gone is deleted while the worker runs, without a restart."""
+    rig = make_rig(sweep=0.5)
+    sweeps: list[float] = []
+
+    def counted(runner: Any) -> Any:
+        sweeps.append(time.monotonic())
+        return sweep(runner)
+
+    monkeypatch.setattr("api.services.worker.sweep", counted)
+    stop = threading.Event()
+    worker = threading.Thread(
+        target=run_worker, args=(rig.runner, "w-sweep", 1), kwargs={"stop": stop}
+    )
+    worker.start()
+    try:
+        assert until(lambda: len(sweeps) >= 1)  # the sweep at start is done
+        runner = rig.runner
+        left = runner.keys.create(
+            key_name(runner.ledger_tag, "r-gone", 1), 3, runner.clock() + timedelta(hours=1)
+        )
+        assert [k.hash for k in stand_in.live_keys()] == [left.info.hash]
+        assert until(lambda: stand_in.live_keys() == [], seconds=10)
+        assert worker.is_alive()
+        assert len(sweeps) >= 2
+        recorded = [
+            r.event
+            for r in rig.ledger.stream(streams.SWEEPS)
+            if isinstance(r.event, SweepCompleted)
+        ]
+        assert [e.keys_deleted for e in recorded] == [[left.info.hash]]
+        assert until(lambda: len(sweeps) >= 4, seconds=10)  # and it goes on sweeping
+    finally:
+        stop.set()
+        worker.join(30)
+    assert not worker.is_alive()
+
+
+def test_a_failing_sweep_does_not_stop_the_worker(
+    make_rig: Callable[..., Rig], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    rig = make_rig(sweep=0.2)
+    sweeps: list[int] = []
+
+    def failing(runner: Any) -> None:
+        sweeps.append(1)
+        if len(sweeps) == 2:
+            raise OSError("the key API went away")
+
+    monkeypatch.setattr("api.services.worker.sweep", failing)
+    stop = threading.Event()
+    worker = threading.Thread(
+        target=run_worker, args=(rig.runner, "w-sweep", 1), kwargs={"stop": stop}
+    )
+    worker.start()
+    try:
+        assert until(lambda: len(sweeps) >= 4, seconds=10)
+        assert worker.is_alive()
+    finally:
+        stop.set()
+        worker.join(30)
+
+
+class _StaleOnce:
+    """A ledger whose first read of a stream misses what another writer appended."""
+
+    def __init__(self, ledger: Ledger) -> None:
+        self.ledger, self.stale = ledger, True
+
+    def stream(self, name: str) -> list[Any]:
+        if self.stale:
+            self.stale = False
+            return []
+        return self.ledger.stream(name)
+
+    def append(self, batch: list[Any]) -> Any:
+        return self.ledger.append(batch)
+
+
+def test_two_workers_sweeping_at_once_both_record(ledger: Ledger) -> None:
+    """Every worker sweeps on its schedule, so two may record a sweep at the same version of
+    the sweeps' stream: the second reads it again and records after the first."""
+    from api.services.sweep import _record
+    from tests.runner_events import T0
+
+    first = SweepCompleted(swept_at=T0, keys_deleted=["k1"], sandboxes_removed=[])
+    second = SweepCompleted(swept_at=T0, keys_deleted=["k2"], sandboxes_removed=[])
+    _record(ledger, first)
+    _record(_StaleOnce(ledger), second)  # type: ignore[arg-type]
+    recorded = [r.event for r in ledger.stream(streams.SWEEPS)]
+    assert [e.keys_deleted for e in recorded] == [["k1"], ["k2"]]  # type: ignore[attr-defined]
