@@ -55,6 +55,12 @@ def until(condition: Callable[[], bool], seconds: float = 20) -> bool:
     return condition()
 
 
+def swept_keys(rig: Rig) -> list[list[str]]:
+    """The keys each recorded sweep deleted."""
+    stream = rig.ledger.stream(streams.SWEEPS)
+    return [r.event.keys_deleted for r in stream if isinstance(r.event, SweepCompleted)]
+
+
 def claims(rig: Rig, run_id: str) -> list[str]:
     return [e.worker for e in rig.events(run_id) if isinstance(e, RunClaimed)]
 
@@ -132,12 +138,8 @@ def test_every_worker_sweeps_on_its_schedule(
         assert until(lambda: stand_in.live_keys() == [], seconds=10)
         assert worker.is_alive()
         assert len(sweeps) >= 2
-        recorded = [
-            r.event
-            for r in rig.ledger.stream(streams.SWEEPS)
-            if isinstance(r.event, SweepCompleted)
-        ]
-        assert [e.keys_deleted for e in recorded] == [[left.info.hash]]
+        # the key is deleted before the sweep is recorded: wait for the record too
+        assert until(lambda: swept_keys(rig) == [[left.info.hash]], seconds=10)
         assert until(lambda: len(sweeps) >= 4, seconds=10)  # and it goes on sweeping
     finally:
         stop.set()
