@@ -8,8 +8,10 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Container
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from datetime import datetime
 
 import structlog
 
@@ -64,6 +66,14 @@ def _outcome(run_id: str, future: Future[RunState]) -> str:
     return state.ended or state.phase
 
 
+def _ready(board: RunBoard, running: Container[str], now: datetime, *, gpu: bool) -> list[RunState]:
+    """The runs this worker may claim now, oldest first; on a GPU worker, GPU runs first."""
+    return sorted(
+        (s for s in board.runs.values() if claimable(s, now, gpu=gpu) and s.run_id not in running),
+        key=lambda s: (not needs_gpu(s.scheduled), s.scheduled.scheduled_at, s.run_id),
+    )
+
+
 def sweep_on(runner: Runner) -> None:
     """One scheduled sweep of a running worker; a failure is logged and the worker goes on
     (the next sweep tries again)."""
@@ -106,16 +116,7 @@ def run_worker(
             if time.monotonic() >= next_sweep:
                 sweep_on(runner)
                 next_sweep = time.monotonic() + period
-            board.refresh()
-            now = runner.clock()
-            ready = sorted(
-                (
-                    s
-                    for s in board.runs.values()
-                    if claimable(s, now, gpu=gpu) and s.run_id not in running
-                ),
-                key=lambda s: (not needs_gpu(s.scheduled), s.scheduled.scheduled_at, s.run_id),
-            )
+            ready = _ready(board.refresh(), running, runner.clock(), gpu=gpu)
             for state in ready[: concurrency - len(running)]:
                 claimed = claim(runner, state, worker)
                 if claimed is not None:
