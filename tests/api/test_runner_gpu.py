@@ -91,8 +91,10 @@ def test_a_gpu_run_waits_for_a_gpu_worker_which_keys_it_with_the_gpu_limit(
         ("r-plain", False, None)
     ]
 
-    gpu_report = rig.work(worker="w-gpu", gpu=True)
-    assert set(gpu_report.executed) == {"r-gpu"}
+    worked = argusic(env, "worker", "--once", "--gpu", "--worker-id", "w-gpu", "--json")
+    assert worked.returncode == 0, worked.stderr
+    gpu_report = json.loads(worked.stdout)
+    assert (gpu_report["gpu"], list(gpu_report["executed"])) == (True, ["r-gpu"])
     assert claims(rig, "r-gpu") == ["w-gpu"]
     asked = {
         e.run_id: e.limit_usd
