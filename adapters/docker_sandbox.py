@@ -2,8 +2,8 @@
 point 1): one container per run attempt, uniquely named and labelled, no published ports, the
 network the configuration says, `init` as PID 1 with a sleep bounded by the run's deadline (so
 the container dies on its own), memory/CPU/pids limits, `no-new-privileges`, capabilities
-dropped; removed with its volumes. Every call to the engine is bounded by `timeout` seconds
-and every failure is a `SandboxError`.
+dropped, the host's GPUs only for a run that needs one; removed with its volumes. Every call
+to the engine is bounded by `timeout` seconds and every failure is a `SandboxError`.
 
 The agent's command runs by `exec` in a pseudo-terminal; `AgentSession.read` gives its output
 as it comes (a thread of the orchestrator only reads bytes: no agent code runs in it).
@@ -23,6 +23,7 @@ from typing import Any, TypeVar
 
 import docker
 import docker.errors
+import docker.types
 import requests
 
 from domain.errors import SetupError
@@ -84,6 +85,37 @@ def _pid1_command(spec: SandboxSpec) -> list[str]:
         return ["sleep", str(spec.pid1_seconds)]
     xvfb = f"Xvfb {spec.display} -screen 0 {SCREEN} -nolisten tcp >/tmp/xvfb.log 2>&1"
     return ["sh", "-c", f"{xvfb} & exec sleep {spec.pid1_seconds}"]
+
+
+def all_gpus() -> docker.types.DeviceRequest:
+    """Every GPU of the host, as `docker run --gpus all` asks for them."""
+    return docker.types.DeviceRequest(count=-1, capabilities=[["gpu"]])
+
+
+def container_options(spec: SandboxSpec) -> dict[str, Any]:
+    """What the engine is asked to make for `spec` (the image aside): confined, limited, and
+    given every GPU of the host only when the run needs one (section 6a; `docker run --gpus
+    all`), which an engine without a GPU refuses when the container starts."""
+    limits = spec.limits
+    return {
+        "command": _pid1_command(spec),
+        "name": spec.name,
+        "labels": spec.labels,
+        "environment": spec.environment,
+        "working_dir": PROJECT_DIR,
+        "init": True,
+        "network_mode": limits.network,
+        "mem_limit": limits.memory_bytes,
+        "memswap_limit": limits.memory_bytes,
+        "nano_cpus": limits.nano_cpus,
+        "pids_limit": limits.pids,
+        "cap_drop": ["ALL"],
+        "cap_add": limits.capabilities or None,
+        "security_opt": ["no-new-privileges"],
+        "hostname": "sandbox",
+        "log_config": {"type": "none"},
+        "device_requests": [all_gpus()] if limits.gpu else None,
+    }
 
 
 class AgentSession:
@@ -163,28 +195,9 @@ class DockerSandboxes:
 
     def create(self, spec: SandboxSpec, files: bytes) -> str:
         """Create the container, copy `files` (a tar) into /argusic, start it; its id."""
-        limits = spec.limits
 
         def create() -> str:
-            container = self.client.containers.create(
-                spec.image,
-                command=_pid1_command(spec),
-                name=spec.name,
-                labels=spec.labels,
-                environment=spec.environment,
-                working_dir=PROJECT_DIR,
-                init=True,
-                network_mode=limits.network,
-                mem_limit=limits.memory_bytes,
-                memswap_limit=limits.memory_bytes,
-                nano_cpus=limits.nano_cpus,
-                pids_limit=limits.pids,
-                cap_drop=["ALL"],
-                cap_add=limits.capabilities or None,
-                security_opt=["no-new-privileges"],
-                hostname="sandbox",
-                log_config={"type": "none"},
-            )
+            container = self.client.containers.create(spec.image, **container_options(spec))
             return str(container.id)
 
         container_id = _bounded(f"create {spec.name}", create)

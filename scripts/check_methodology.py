@@ -1,6 +1,8 @@
 """Compare the methodology with the orchestrator's configuration in force (methodology
 section 7): the budget table (`ttl`) and the per-run key's spending-limit line (`cost`) of the
-methodology text, and the same figures on the page we serve (`served URL`, issue 28).
+methodology text, which also holds for a run that needs a GPU (section 6a) until the text gives
+GPU runs a line of their own ("... de cada ejecución con GPU: N USD"), and the same figures on
+the page we serve (`served URL`, issue 28).
 
 Run by scripts/check-ttl-methodology.sh and scripts/check-cost-methodology.sh; exits 1 naming
 every difference, 2 when the text, the page or the configuration cannot be read. The texts are
@@ -32,6 +34,12 @@ _LIMIT = re.compile(
 )
 
 
+_GPU_LIMIT = re.compile(
+    r"(?:Límite de gasto de la clave del modelo de cada ejecución con GPU"
+    r"|Limite de gasto da chave de modelo de cada execução com GPU): (\d+(?:[.,]\d+)?) USD"
+)
+
+
 class TextError(SetupError):
     """The methodology text does not say what the check reads."""
 
@@ -57,6 +65,32 @@ def key_limit(text: str) -> float:
     return _number(lines[0])
 
 
+def gpu_key_limit(text: str) -> float | None:
+    """Section 6a: a GPU run's key limit "se decide por separado"; its own line if the text
+    has one (at most one), else None: the per-run line ("de cada ejecución") holds for it."""
+    lines = _GPU_LIMIT.findall(text)
+    if len(lines) > 1:
+        raise TextError(f"{len(lines)} spending-limit lines for a GPU run's key, expected 0 or 1")
+    return _number(lines[0]) if lines else None
+
+
+def _limits(text: str, limit_usd: float, gpu_limit_usd: float) -> list[str]:
+    limit, gpu = key_limit(text), gpu_key_limit(text)
+    found = []
+    if limit != limit_usd:
+        found.append(
+            f"key spending limit: the methodology says {limit:g} USD, "
+            f"the orchestrator is configured with {limit_usd:g}"
+        )
+    stated, where = (limit, "its per-run line") if gpu is None else (gpu, "its GPU line")
+    if stated != gpu_limit_usd:
+        found.append(
+            f"GPU key spending limit: the methodology says {stated:g} USD ({where}), "
+            f"the orchestrator is configured with {gpu_limit_usd:g}"
+        )
+    return found
+
+
 def differences(kind: str, text: str, env: dict[str, str]) -> list[str]:
     config = load_config(config_path(env))
     if kind == "ttl":
@@ -68,13 +102,7 @@ def differences(kind: str, text: str, env: dict[str, str]) -> list[str]:
             for tier in TIERS
             if stated[tier] != configured[tier]
         ]
-    limit = key_limit(text)
-    if limit != config.keys.limit_usd:
-        return [
-            f"key spending limit: the methodology says {limit:g} USD, "
-            f"the orchestrator is configured with {config.keys.limit_usd:g}"
-        ]
-    return []
+    return _limits(text, config.keys.limit_usd, config.keys.gpu_limit_usd)
 
 
 class _Figures(HTMLParser):

@@ -111,6 +111,7 @@ gpu = 0.1
 
 [keys]
 limit_usd = 3
+gpu_limit_usd = {gpu_limit}
 
 [sandbox]
 network = "none"
@@ -122,7 +123,26 @@ pids = 256
 capabilities = []
 docker_timeout_seconds = {docker_timeout}
 keys_timeout_seconds = 2
+sweep_seconds = {sweep}
 """
+
+
+def config_text(
+    *,
+    standard: float,
+    grace: float,
+    docker_timeout: float,
+    gpu_limit: float = 3,
+    sweep: float = 60,
+) -> str:
+    """An orchestrator configuration for tests (budgets in minutes, shrunk)."""
+    return CONFIG.format(
+        standard=standard,
+        grace=grace,
+        docker_timeout=docker_timeout,
+        gpu_limit=gpu_limit,
+        sweep=sweep,
+    )
 
 
 class Rig:
@@ -137,12 +157,22 @@ class Rig:
         *,
         grace: float = 5,
         docker_timeout: float = 20,
+        gpu_limit: float = 3,
+        sweep: float = 60,
     ) -> None:
         from api.wiring import build_runner
 
         self.settings, self.ledger, self.stand_in, self.folder = settings, ledger, stand_in, folder
         config = folder / "orchestrator.toml"
-        config.write_text(CONFIG.format(standard=0.05, grace=grace, docker_timeout=docker_timeout))
+        config.write_text(
+            config_text(
+                standard=0.05,
+                grace=grace,
+                docker_timeout=docker_timeout,
+                gpu_limit=gpu_limit,
+                sweep=sweep,
+            )
+        )
         self.env = {
             "ARGUSIC_ORCHESTRATOR_CONFIG": str(config),
             "ARGUSIC_KEYS_URL": stand_in.url,
@@ -166,6 +196,7 @@ class Rig:
         edition: str = "1.5",
         desktop_image: str | None = None,
         image: str = BASELINE_IMAGE,
+        needs_gpu: bool = False,
     ) -> RunScheduled:
         if fixture not in self.repos:
             self.repos[fixture] = fixture_repository(fixture, self.folder)
@@ -181,6 +212,7 @@ class Rig:
                 repo=url,
                 commit=commit,
                 desktop=fixture.startswith("desktop"),
+                needs_gpu=needs_gpu,
             ),
             agent=Agent(
                 id="agent-base",
@@ -196,7 +228,7 @@ class Rig:
             ),
             key=key,  # type: ignore[arg-type]
             attempt="standard",
-            tier="standard",
+            tier="gpu" if needs_gpu else "standard",
             budget_seconds=budget,
             grace_seconds=self.runner.config.sandbox.grace_seconds,
             scheduled_at=self.runner.clock(),
@@ -204,10 +236,10 @@ class Rig:
         self.runner.log.schedule([run])
         return run
 
-    def work(self, concurrency: int = 2, worker: str = "w1") -> Any:
+    def work(self, concurrency: int = 2, worker: str = "w1", *, gpu: bool = False) -> Any:
         from api.services.worker import run_worker
 
-        return run_worker(self.runner, worker, concurrency, once=True)
+        return run_worker(self.runner, worker, concurrency, once=True, gpu=gpu)
 
     def state(self, run_id: str) -> Any:
         return self.runner.log.load(run_id)

@@ -58,17 +58,27 @@ def sandbox_image(as_json: bool) -> None:
 @click.option("--once", is_flag=True, help="Stop when nothing claimable is left.")
 @click.option("--concurrency", type=click.IntRange(min=1), default=None)
 @click.option("--worker-id", default=None, help="Default: this host's name.")
+@click.option(
+    "--gpu", is_flag=True, help="This host has a GPU: also claim runs that need one (first)."
+)
 @json_option
 @pass_session
 def worker_command(
-    session: Session, once: bool, concurrency: int | None, worker_id: str | None, as_json: bool
+    session: Session,
+    *,
+    once: bool,
+    concurrency: int | None,
+    worker_id: str | None,
+    gpu: bool,
+    as_json: bool,
 ) -> None:
     """Execute scheduled runs; safe to kill and restart."""
     runner = _runner(session)
     worker = worker_id or os.environ.get("ARGUSIC_WORKER_ID") or socket.gethostname()
-    report = run_worker(runner, worker, concurrency or runner.config.sandbox.concurrency, once=once)
+    concurrency = concurrency or runner.config.sandbox.concurrency
+    report = run_worker(runner, worker, concurrency, once=once, gpu=gpu)
     emit(
-        {"worker": worker, "recovered": report.recovered, "executed": report.executed},
+        {"worker": worker, "gpu": gpu, "recovered": report.recovered, "executed": report.executed},
         lambda d: f"worker {d['worker']}: {len(d['executed'])} runs executed",
     )
 
@@ -167,12 +177,14 @@ def keys_stand_in_command(port: int) -> None:
 @pass_session
 def runs_command(session: Session, state: str | None, as_json: bool) -> None:
     """The runner's runs, where they are, and their outcome once recorded."""
-    document = list_runs(session.argusic.ledger, state)  # type: ignore[arg-type]
+    argusic = session.argusic
+    document = list_runs(argusic.ledger, state, argusic.clock())  # type: ignore[arg-type]
     emit(
         document,
         lambda d: (
             "\n".join(
                 f"{r.run_id}  {r.state:9}  {r.ended or '-':9}  {r.outcome or '-':9}  {r.project}"
+                + (f"  (waits for {r.waiting})" if r.waiting else "")
                 for r in d.runs
             )
             or "no runs"

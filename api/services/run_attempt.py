@@ -31,7 +31,7 @@ from domain.events import (
     SandboxCreated,
     SourceFetched,
 )
-from domain.runner.budgets import pid1_seconds, timeout_at
+from domain.runner.budgets import key_limit, pid1_seconds, timeout_at
 from domain.runner.endings import agent_end, budget_end
 from domain.runner.lifecycle import RunState
 from domain.runner.naming import key_name
@@ -74,9 +74,9 @@ class Attempt:
         self.state = self.runner.log.append(self.state, *events, beside=beside or [])  # type: ignore[arg-type]
 
     def _provision_key(self) -> bool:
-        """Methodology section 7, "La clave del modelo": a key of this run's own, limited and
-        expiring at its deadline; none, and the run waits to be tried again (never a shared
-        key instead)."""
+        """Methodology section 7, "La clave del modelo": a key of this run's own, limited (a
+        GPU run by its own limit, section 6a) and expiring at its deadline; none, and the run
+        waits to be tried again (never a shared key instead)."""
         run, runner = self.state.scheduled, self.runner
         if run.key == "shared_vendor":
             shared = runner.shared_keys.get(run.runtime.key_env)
@@ -84,7 +84,7 @@ class Attempt:
             return True
         assert self.state.deadline is not None
         name = key_name(runner.ledger_tag, run.run_id, self.state.claim)
-        limit = runner.config.keys.limit_usd
+        limit = key_limit(run, runner.config.keys)
         self._append(
             ModelKeyRequested(
                 run_id=run.run_id,

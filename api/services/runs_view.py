@@ -3,6 +3,7 @@ score by the rubric (ARCHITECTURE.md, "Wave 2 JSON outputs")."""
 
 from __future__ import annotations
 
+from datetime import datetime
 from typing import Literal
 
 import msgspec
@@ -10,7 +11,8 @@ import msgspec
 from api.services.reader import ProjectionReader
 from api.services.run_log import RunBoard
 from domain.events import Ended
-from domain.runner.lifecycle import RunState
+from domain.runner.budgets import needs_gpu
+from domain.runner.lifecycle import RunState, waiting_for
 from ledger.ledger import Ledger
 from projections.methodology import MethodologyProjection
 
@@ -30,6 +32,10 @@ class RunRow(msgspec.Struct, frozen=True, kw_only=True):
     image_digest: str | None = None
     replaces: str | None = None
     """The run this one repeats (asked for again, or cut short by Argusic's tooling)."""
+    needs_gpu: bool = False
+    """Its project needs a GPU: only a worker started with `--gpu` claims it (section 6a)."""
+    waiting: str | None = None
+    """A scheduled run: what it waits for besides a free worker (None: nothing else)."""
 
 
 class RunsDocument(msgspec.Struct, frozen=True, kw_only=True):
@@ -42,7 +48,11 @@ def view_of(state: RunState) -> RunView:
     return "finished" if state.phase == "closed" else "running"
 
 
-def list_runs(ledger: Ledger, state: RunView | None = None) -> RunsDocument:
+def list_runs(
+    ledger: Ledger, state: RunView | None = None, now: datetime | None = None
+) -> RunsDocument:
+    """The runs, oldest scheduled first; a scheduled run says what it waits for (a retry delay
+    judged as of `now`)."""
     board = RunBoard(ledger).refresh()
     methodology = ProjectionReader(ledger, MethodologyProjection()).latest()
     rows = []
@@ -65,6 +75,8 @@ def list_runs(ledger: Ledger, state: RunView | None = None) -> RunsDocument:
                 ended=run.ended,
                 image_digest=run.image_digest,
                 replaces=run.scheduled.replaces,
+                needs_gpu=needs_gpu(run.scheduled),
+                waiting=waiting_for(run, now),
             )
         )
     return RunsDocument(runs=rows)

@@ -9,6 +9,8 @@ import contextlib
 from dataclasses import dataclass
 from datetime import datetime
 
+from eventsourcing.persistence import IntegrityError
+
 from api.services.run_end import IN_PROGRESS, abort, finish
 from api.services.run_log import RunBoard
 from api.services.runner_ports import Runner
@@ -22,7 +24,7 @@ from domain.runner.naming import (
     LABEL_RUN,
     parse_key_name,
 )
-from ledger.ledger import NewEvent
+from ledger.ledger import Ledger, NewEvent
 
 
 @dataclass(frozen=True)
@@ -64,9 +66,20 @@ def sweep(runner: Runner) -> SweepReport:
             closed.append(state.run_id)
     if removed or deleted:
         done = SweepCompleted(swept_at=now, keys_deleted=deleted, sandboxes_removed=removed)
-        ledger = runner.log.ledger
-        ledger.append([NewEvent(done, len(ledger.stream(done.stream)) + 1)])
+        _record(runner.log.ledger, done)
     return SweepReport(keys_deleted=deleted, sandboxes_removed=removed, runs_closed=closed)
+
+
+def _record(ledger: Ledger, done: SweepCompleted, tries: int = 5) -> None:
+    """Append what was swept at the sweeps' stream's next version; every worker sweeps on its
+    schedule, so another's sweep may take that version first: read it again and retry."""
+    for attempt in range(tries):
+        try:
+            ledger.append([NewEvent(done, len(ledger.stream(done.stream)) + 1)])
+            return
+        except IntegrityError:
+            if attempt == tries - 1:
+                raise
 
 
 def _sweep_sandboxes(runner: Runner, board: RunBoard, now: datetime) -> list[str]:

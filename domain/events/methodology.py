@@ -71,6 +71,9 @@ class SandboxLimits(Value, frozen=True):
     pids: int
     network: Network
     capabilities: list[str] = msgspec.field(default_factory=list)
+    gpu: bool = False
+    """Every GPU of the worker's host asked of the engine (section 6a: a run that needs a GPU,
+    claimed only by a worker started with `--gpu`)."""
 
 
 class Agent(Value, frozen=True):

@@ -6,8 +6,8 @@ from datetime import datetime, timedelta
 from typing import get_args
 
 from domain.editions import version_key
-from domain.events import Project, Tier
-from domain.runner.config import Budgets
+from domain.events import Project, RunScheduled, Tier
+from domain.runner.config import Budgets, KeyPolicy
 
 HEAVY_REPOSITORY_MB = 500
 HEAVY_FROM = (1, 2)
@@ -23,6 +23,19 @@ def budget_tier(project: Project, edition: str) -> Tier:
         return "gpu"
     heavy = project.heavy or (project.repo_size_mb or 0) > HEAVY_REPOSITORY_MB
     return "heavy" if heavy and version_key(edition) >= HEAVY_FROM else "standard"
+
+
+def needs_gpu(run: RunScheduled) -> bool:
+    """Methodology section 6a: a project that needs a GPU (a Hugging Face model's inference)
+    "necesita un worker con GPU"; so does every run of it, reruns and reproductions included."""
+    return run.project.needs_gpu
+
+
+def key_limit(run: RunScheduled, keys: KeyPolicy) -> float:
+    """Methodology section 7, "La clave del modelo", and section 6a: the spending limit of the
+    run's own key; a run that needs a GPU has its own limit, configured apart ("su presupuesto
+    se decide por separado")."""
+    return keys.gpu_limit_usd if needs_gpu(run) else keys.limit_usd
 
 
 def budget_seconds(tier: Tier, budgets: Budgets) -> float:

@@ -22,9 +22,12 @@ class Budgets(Value, frozen=True):
 
 
 class KeyPolicy(Value, frozen=True):
-    """Methodology section 7, "La clave del modelo": the per-run key's spending limit."""
+    """Methodology section 7, "La clave del modelo": the per-run key's spending limit; and
+    section 6a: a run that needs a GPU has its own, configured apart ("su presupuesto se
+    decide por separado")."""
 
     limit_usd: Annotated[float, msgspec.Meta(gt=0)]
+    gpu_limit_usd: Annotated[float, msgspec.Meta(gt=0)]
 
 
 class SandboxPolicy(Value, frozen=True):
@@ -37,6 +40,8 @@ class SandboxPolicy(Value, frozen=True):
     capabilities: list[str] = msgspec.field(default_factory=list)
     docker_timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] = 60
     keys_timeout_seconds: Annotated[float, msgspec.Meta(gt=0)] = 20
+    sweep_seconds: Annotated[float, msgspec.Meta(gt=0)] = 60
+    """Section 7, "un barrido programado": how often every worker sweeps, besides at start."""
 
 
 class OrchestratorConfig(Value, frozen=True):

@@ -39,6 +39,7 @@ from domain.events import (
     SandboxRemoved,
     SourceFetched,
 )
+from domain.runner.budgets import needs_gpu
 
 Phase = Literal[
     "scheduled",
@@ -218,6 +219,25 @@ def is_live(state: RunState, now: datetime) -> bool:
     return claimed and state.deadline is not None and now < state.deadline
 
 
-def claimable(state: RunState, now: datetime) -> bool:
-    """A scheduled run may be claimed once any retry delay is over."""
+def claimable(state: RunState, now: datetime, *, gpu: bool = False) -> bool:
+    """A scheduled run may be claimed once any retry delay is over; one whose project needs a
+    GPU (methodology section 6a, "necesita un worker con GPU") only by a worker that has one
+    (`gpu`)."""
+    if needs_gpu(state.scheduled) and not gpu:
+        return False
     return state.phase == "scheduled" and (state.not_before is None or now >= state.not_before)
+
+
+GPU_WAIT = "a worker started with --gpu (the project needs a GPU, methodology section 6a)"
+
+
+def waiting_for(state: RunState, now: datetime | None) -> str | None:
+    """What a scheduled run waits for besides a free worker, in words (`argusic runs`): a
+    worker with a GPU for a run that needs one (whether one is up is not recorded: the run's
+    need is), and the end of a retry delay as of `now`."""
+    if state.phase != "scheduled":
+        return None
+    reasons = [GPU_WAIT] if needs_gpu(state.scheduled) else []
+    if state.not_before is not None and now is not None and now < state.not_before:
+        reasons.append(f"its retry time, {state.not_before.isoformat().replace('+00:00', 'Z')}")
+    return "; ".join(reasons) or None

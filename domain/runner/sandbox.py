@@ -7,6 +7,7 @@ from datetime import datetime
 
 from domain.editions import version_key
 from domain.events import Project, RunScheduled, SandboxLimits, Value
+from domain.runner.budgets import needs_gpu
 from domain.runner.config import SandboxPolicy
 from domain.runner.naming import (
     LABEL_CLAIM,
@@ -33,13 +34,16 @@ class SandboxSpec(Value, frozen=True):
     """The virtual display PID 1 starts before the agent (desktop projects, from v1.1)."""
 
 
-def sandbox_limits(policy: SandboxPolicy) -> SandboxLimits:
+def sandbox_limits(policy: SandboxPolicy, *, gpu: bool = False) -> SandboxLimits:
+    """The sandbox's limits as configured; with the host's GPUs only for a run that needs one
+    (section 6a)."""
     return SandboxLimits(
         memory_bytes=policy.memory_mb << 20,
         nano_cpus=round(policy.cpus * 1e9),
         pids=policy.pids,
         network=policy.network,
         capabilities=sorted(policy.capabilities),
+        gpu=gpu,
     )
 
 
@@ -91,7 +95,7 @@ def sandbox_spec(
             LABEL_LEDGER: ledger,
             LABEL_CLAIM: str(claim),
         },
-        limits=sandbox_limits(policy),
+        limits=sandbox_limits(policy, gpu=needs_gpu(run)),
         pid1_seconds=pid1_seconds,
         environment=pinned_environment(run),
         display=virtual_display(run.project, run.edition),
