@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator
 
 import msgspec
 
-from domain.evidence.asciicast import split_lines
+from domain.evidence.asciicast import RecordingError, split_lines
 
 _event = msgspec.json.Decoder(tuple[float, str, str])
 _ESCAPE = (
@@ -27,16 +27,19 @@ CARRY = 256
 def terminal_output(chunks: Iterable[bytes]) -> Iterator[str]:
     """The text of a recording's output events (`o`), in order; the header, input events,
     markers and lines that are not events are passed over (a stored recording that does not
-    parse shows no output)."""
+    parse shows no output; one with a line longer than any event's, nothing from there on)."""
     lines = split_lines(chunks)
-    next(lines, None)  # the header
-    for line in lines:
-        try:
-            _, code, data = _event.decode(line)
-        except msgspec.DecodeError:
-            continue
-        if code == "o":
-            yield data
+    try:
+        next(lines, None)  # the header
+        for line in lines:
+            try:
+                _, code, data = _event.decode(line)
+            except msgspec.DecodeError:
+                continue
+            if code == "o":
+                yield data
+    except RecordingError:  # a line too long to be an event's: nothing after it is read
+        return
 
 
 def normalised(text: str) -> str:

@@ -13,6 +13,7 @@ import pytest
 
 from domain.events import Evidence, Fingerprint, Project, Report, RunRecorded, Verification
 from domain.events.methodology import Agent
+from domain.evidence.asciicast import MAX_LINE
 from domain.evidence.terminal_text import shows_in_order, terminal_output
 from domain.runs import run_outcome, run_score
 from domain.verification import (
@@ -215,6 +216,11 @@ def test_the_finding_is_kept_in_the_recorded_bytes() -> None:
 
 def test_terminal_output_reads_output_events_only() -> None:
     data = [*cast("$ cat out.txt\r\n"), b'[1.0, "i", "typed"]\n', b"not an event\n"]
+    assert list(terminal_output(data)) == ["$ cat out.txt\r\n"]
+
+
+def test_terminal_output_stops_at_a_line_longer_than_any_event() -> None:
+    data = [*cast("$ cat out.txt\r\n"), b"x" * (MAX_LINE + 1), b'\n[2.0, "o", "after"]\n']
     assert list(terminal_output(data)) == ["$ cat out.txt\r\n"]
 
 
