@@ -63,6 +63,8 @@ PROBES: tuple[tuple[str, re.Pattern[str]], ...] = tuple(
 """Section 16: "Que un archivo exista no es un resultado, y leer su cabecera no es una
 comprobación. ffprobe -show_streams, file y un recuento de bytes ... no decodifican nada"."""
 
+_FIRST_BYTES = re.compile(r"\.read\(\s*\d+\s*\)|\.read\(\)\s*\[\s*:\s*\d+\s*\]")
+"""Python reading a file's first bytes (`.read(8)`, `.read()[:4]`): a header read."""
 _ARROW = re.compile(r"\s*(?:->|→|=>)\s*")
 _BYTE_COUNT = re.compile(r"[\d][\d,._]*\s*(?:bytes?|b|kb|kib|mb|mib|gb|gib)")
 _SILENT = re.compile(
@@ -107,6 +109,8 @@ def decoding_named(verified_how: str) -> Kind:
     command = said.command.casefold()
     if said.byte_count:
         return Kind(False, "a byte count")
+    if _FIRST_BYTES.search(command):
+        return Kind(False, "a header read (the first bytes)")
     for name, pattern in DECODINGS:
         if pattern.search(command):
             return Kind(True, name)

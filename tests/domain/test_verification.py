@@ -39,6 +39,10 @@ PROBES = {
         "identify -ping out.png -> out.png PNG 64x64",
         "a header read (identify)",
     ),
+    "a header read (Python)": (
+        "python -c 'print(open(\"out.png\",\"rb\").read()[:4])' -> b'\\x89PNG'",
+        "a header read (the first bytes)",
+    ),
     "ffmpeg reading the container only": (
         "ffmpeg -i out.mp4 -> Stream #0:0: Video: h264",
         "ffmpeg without decoding to null",
