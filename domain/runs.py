@@ -27,6 +27,7 @@ from domain.events import (
     SandboxLimits,
     Text,
     Value,
+    Verification,
 )
 from domain.scoring import Outcome, ScoreLines, outcome, score_run
 from domain.verification import as_verified
@@ -157,11 +158,13 @@ def admit_run(
     agent: Agent | None = None,
     first_of_set: RunRecorded | None = None,
     budget_minutes: float | None = None,
+    verification: Verification | None = None,
 ) -> list[RunRecorded]:
-    """Methodology sections 4, 7, 8 and 20: check a run record against the rules of input and
-    return what to record: the run, once, with its time budget; the same record again records
-    nothing. `agent` is the resolved configuration (by default the record's, in full);
-    `budget_minutes` is the orchestrator's when it ran the run, else the edition's."""
+    """Methodology sections 4, 7, 8, 16 and 20: check a run record against the rules of input
+    and return what to record: the run, once, with its time budget and what was found of its
+    verification; the same record again records nothing. `agent` is the resolved configuration
+    (by default the record's, in full); `budget_minutes` is the orchestrator's when it ran the
+    run, else the edition's."""
     if record.edition not in editions:
         raise Rejected("section 20", f"edition {record.edition} is not in the changelog")
     if record.finished_at < record.started_at:
@@ -195,6 +198,7 @@ def admit_run(
         budget_minutes=budget_minutes
         if budget_minutes is not None
         else time_budget_minutes(record.edition, record.project),
+        verification=verification,
     )
     if recorded is not None:
         if recorded != run:
@@ -253,7 +257,7 @@ def scored_status(run: RunRecorded) -> RunStatus:
 
 
 def _report(run: RunRecorded) -> Report | None:
-    return None if run.report is None else as_verified(run.report, run.edition)
+    return as_verified(run)
 
 
 def run_outcome(run: RunRecorded, set_aside: str | None = None) -> Outcome | None:

@@ -9,7 +9,7 @@ from ledger.ledger import RecordedEvent
 
 
 class MethodologyProjection:
-    name = "methodology.v8"
+    name = "methodology.v9"
     model_type = Methodology
 
     def initial(self) -> Methodology:

@@ -79,6 +79,8 @@ def _run_human(view: RunView) -> str:
     lines = [f"{view.run_id}: {result}; time budget {view.time_budget_minutes} min"]
     if report is not None:
         lines.append(f"  verified how: {report.verified_how or 'not verified'}")
+    if view.verification_note:
+        lines.append(f"  why unverified: {view.verification_note}")
     if view.final_state_shown:
         lines.append(f"  final state: {view.final_state_shown}")
     return "\n".join(lines + _evidence_lines(view.evidence))

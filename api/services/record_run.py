@@ -26,6 +26,7 @@ from domain.runs import (
     resolve_agent,
 )
 from domain.state.methodology import Methodology
+from domain.verification import verification_found
 from ledger.ledger import Ledger, NewEvent, RecordedEvent
 from projections.methodology import MethodologyProjection
 
@@ -55,10 +56,11 @@ def run_events(
     intake: EvidenceIntake,
     budget_minutes: float | None = None,
 ) -> list[DomainEvent]:
-    """Methodology sections 4, 7, 8 and 17: what recording this run appends: the run (its texts
-    redacted like its evidence), then each file's transforms (or its withholding), each text's
-    redaction and the quoted text as pages show it; nothing for a run already recorded the same
-    way. `budget_minutes` is the orchestrator's, when it ran it."""
+    """Methodology sections 4, 7, 8, 16 and 17: what recording this run appends: the run (its
+    texts redacted like its evidence; a v1.4+ `tier1_real` claim checked against its stored,
+    redacted recording, read again for that alone), then each file's transforms (or its
+    withholding), each text's redaction and the quoted text as pages show it; nothing for a
+    run already recorded the same way. `budget_minutes` is the orchestrator's, when it ran it."""
     files = evidence_files(record, folder)
     record, redacted_texts = redact_run_texts(record)
     registered = state.agents.get(record.agent.id)
@@ -73,6 +75,7 @@ def run_events(
             known.event,
             agent=agent,
             budget_minutes=known.event.budget_minutes,
+            verification=known.event.verification,  # found from the same evidence and report
         )
         return []
     if (cycle := state.cycles.get(record.cycle)) is not None:
@@ -88,6 +91,13 @@ def run_events(
     derived = intake.derive(files, agent.harness, record.model_key)
     evidence = Evidence(**{kind: d.received.kept for kind, d in derived.items()})
     members = state.set_members((agent.id, record.project.id, record.cycle))
+    cast = evidence.cast
+    stored = None if cast is None or cast.bytes == 0 else cast.sha256
+    verification = verification_found(
+        record.report,
+        record.edition,
+        None if stored is None else lambda: intake.store.read(stored),
+    )
     (run,) = admit_run(
         record,
         evidence,
@@ -96,6 +106,7 @@ def run_events(
         agent=agent,
         first_of_set=members[0].event if members else None,
         budget_minutes=budget_minutes,
+        verification=verification,
     )
     events: list[DomainEvent] = [run]
     for kind, file in derived.items():

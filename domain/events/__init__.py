@@ -37,6 +37,7 @@ from domain.events.methodology import (
     SourceType,
     StrongerRequested,
     TestDepth,
+    Verification,
 )
 from domain.events.operators import (
     CycleClosed,
@@ -249,6 +250,7 @@ __all__ = [
     "Value",
     "ValueHeld",
     "ValuesPublished",
+    "Verification",
     "require_utc",
     "value_key",
 ]

@@ -98,6 +98,17 @@ class Report(Value, frozen=True):
     final_state: str | None = None
 
 
+class Verification(Value, frozen=True):
+    """Section 16, from v1.4: a `tier1_real` claim as found when its run was recorded: whether
+    `verified_how` names a decoding, whether that command, and the output the report quotes
+    after it, are in the run's own recording (its security-redacted terminal output), and why
+    it does not count, where it does not."""
+
+    decoding: bool
+    in_recording: bool
+    reason: str | None = None
+
+
 class AgentRuntime(Value, frozen=True):
     """What the runner starts for an agent: its image, its command, the variable its key is
     put in (ARCHITECTURE.md, the `agent` record's `runtime`)."""
@@ -173,6 +184,9 @@ class RunRecorded(Event, frozen=True):
     """Section 18: the run this one reproduced; it counts in no figure."""
     limits: SandboxLimits | None = None
     """Section 7, point 1: the sandbox's CPU, memory and process limits."""
+    verification: Verification | None = None
+    """Section 16, from v1.4: what was found of a `tier1_real` claim when the run was
+    recorded; runs recorded before it was (and claims it does not concern) have none."""
 
     @property
     def stream(self) -> str:

@@ -14,6 +14,7 @@ from domain.runs import budget
 from domain.scoring import Outcome, ScoreLines
 from domain.source_types import verified_claim
 from domain.state.methodology import Methodology
+from domain.verification import verification_note
 from projections.views.approved import Approved
 from projections.views.evidence import EvidenceView, evidence_views
 
@@ -75,6 +76,8 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     """Section 7, point 1: the sandbox's CPU, memory and process limits and its network."""
     approved: Approved | None = None
     """Set on public documents: what an operator approved (methodology section 1)."""
+    verification_note: str | None = None
+    """Section 16, from v1.4: why the report's `tier1_real` counts as `tier3_none`, if it does."""
 
 
 def score_lines_row(lines: ScoreLines) -> ScoreLinesRow:
@@ -126,4 +129,5 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
         instructions_sha256=event.instructions_sha256,
         sponsor=state.sponsor(event.agent.id),
         limits=event.limits,
+        verification_note=verification_note(event),
     )

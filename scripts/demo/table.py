@@ -11,7 +11,7 @@ PASS_FULL = {
     "errors_found": 0,
     "errors_fixed": 0,
     "test_depth": "tier1_real",
-    "verified_how": "printf out.txt; cat -> 5 bytes decoded, no errors",
+    "verified_how": "cat out.txt -> hello",
     "final_state": "Serves on 127.0.0.1:8080; output decoded without errors.",
 }
 REPORTS: dict[str, tuple[str, dict[str, Any] | None]] = {

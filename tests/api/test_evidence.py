@@ -213,7 +213,8 @@ def test_trace_shows_fingerprints_and_transforms(
 @pytest.mark.parametrize(
     ("edition", "how", "depth_points"),
     [
-        ("1.4", "python -c 'print(open(\"out.bin\",\"rb\").read()[:4])' -> b'PK\\x03\\x04'", 20),
+        # from v1.4 a read of the first bytes is a header read, and it is not in this recording
+        ("1.4", "python -c 'print(open(\"out.bin\",\"rb\").read()[:4])' -> b'PK\\x03\\x04'", 0),
         ("1.4", "not verified", 0),
         ("1.4", None, 0),
         ("1.3", None, 20),  # no edition applies backwards

@@ -25,6 +25,7 @@ from domain.events import (
     streams,
 )
 from domain.runs import run_outcome, run_score
+from domain.verification import verification_note
 from ledger.ledger import Ledger
 from projections.methodology import MethodologyProjection
 from tests.api.world import World
@@ -78,7 +79,7 @@ def test_the_baseline_agent_on_the_four_fixture_projects(rig: Rig, images: dict[
         "r-installs": ("pass_full", 100),
         "r-fails": ("fail", 0),
         "r-outlasts": ("timeout", 0),
-        "r-prints-key": ("pass_full", 100),
+        "r-prints-key": ("fail", 80),  # `grep -c` counts lines, decodes nothing (section 16)
     }
     for run_id, (outcome, score) in expected.items():
         recorded = rig.recorded(run_id)
@@ -143,7 +144,9 @@ def test_a_desktop_application_starts_on_the_sandbox_s_virtual_display(
     recorded = rig.recorded("r-desktop")
     assert recorded is not None
     assert recorded.report.started is True  # type: ignore[union-attr]
-    assert run_outcome(recorded) == "pass_full"
+    # its fixture verifies with `./bin/viewer --version`, which decodes nothing (section 16)
+    assert run_outcome(recorded) == "fail"
+    assert "names no decoding" in (verification_note(recorded) or "")
     sandbox = next(e for e in rig.events("r-desktop") if isinstance(e, SandboxCreated))
     assert (sandbox.image, sandbox.image_digest) == (DESKTOP_IMAGE, images[DESKTOP_IMAGE])
     assert sandbox.environment["DISPLAY"] == ":99"
@@ -186,7 +189,7 @@ def test_the_served_recording_shows_neither_the_key_nor_the_private_key(rig: Rig
         assert secret.encode() not in shown
         assert secret[9:30].encode() not in shown
         assert body not in shown
-    assert run_outcome(recorded) == "pass_full"
+    assert run_outcome(recorded) == "fail"  # `grep -c` decodes nothing (section 16)
 
 
 def test_after_a_timeout_nothing_runs_and_the_key_is_dead(rig: Rig) -> None:
