@@ -25,6 +25,7 @@ LIMITS = {
     "pids": 4096,
     "network": "none",
     "capabilities": ["CHOWN"],
+    "gpu": False,
 }
 
 
