@@ -7,17 +7,13 @@ from __future__ import annotations
 
 import html
 import json
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
-import pytest
 from litestar.testing import TestClient
 
-from api.http import create_app
-from api.wiring import Argusic, Settings
-from ledger.ledger import Ledger
-from tests.api.test_evidence import Evidence
+from tests.api.test_evidence import Evidence, client, evidence
+
+__all__ = ["client", "evidence"]
 from tests.domain.test_verification import FFMPEG, PROBES
 
 HTML = {"Accept": "text/html"}
@@ -36,17 +32,6 @@ def claimed(
     record = evidence.run(run_id, cast, LOG, run={"edition": edition})
     record["report"]["verified_how"] = verified_how
     return record
-
-
-@pytest.fixture
-def evidence(ledger: Ledger, tmp_path: Path, settings: Settings) -> Evidence:
-    return Evidence(ledger, tmp_path, settings)
-
-
-@pytest.fixture
-def client(evidence: Evidence) -> Iterator[TestClient[Any]]:
-    with TestClient(app=create_app(Argusic(evidence.settings, evidence.ledger))) as answers:
-        yield answers
 
 
 SEED_PROBES = (
