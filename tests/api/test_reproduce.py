@@ -5,6 +5,7 @@ digest, once its image is gone from the engine."""
 from __future__ import annotations
 
 import io
+import uuid
 import json
 from pathlib import Path
 
@@ -83,8 +84,9 @@ def test_a_finished_run_is_reproduced_three_times_as_it_ran(rig: Rig, tmp_path: 
 
 def test_with_its_image_gone_a_run_cannot_be_reproduced(rig: Rig, tmp_path: Path) -> None:
     client = rig.runner.sandboxes.client  # type: ignore[attr-defined]
-    doomed = "argusic-test/doomed:1"
-    dockerfile = f"FROM {BASELINE_IMAGE}\nLABEL argusic.test=doomed\n".encode()
+    # its own tag and content: the same test on the other database runs at once
+    doomed = f"argusic-test/doomed:{uuid.uuid4().hex[:12]}"
+    dockerfile = f"FROM {BASELINE_IMAGE}\nLABEL argusic.test={doomed}\n".encode()
     client.images.build(fileobj=io.BytesIO(dockerfile), tag=doomed, rm=True)
     try:
         rig.schedule("installs-and-runs", "r-doomed", image=doomed)
