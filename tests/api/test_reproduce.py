@@ -5,8 +5,8 @@ digest, once its image is gone from the engine."""
 from __future__ import annotations
 
 import io
-import uuid
 import json
+import uuid
 from pathlib import Path
 
 import pytest
