@@ -30,7 +30,13 @@ ANSI = re.compile(
 )
 REACH = 1 << 16
 """The longest span looked for, in characters: text this close to the end waits for more."""
-_ESCAPES = re.compile(f"({ANSI.pattern})")
+_ESCAPES = re.compile(
+    r"(\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\"
+    r"|[ -/]+[0-~]|[6-9=><DEHMNOZVWcFlmno|}~]))"
+)
+"""The escape sequences a terminal defines, hidden from the finders. An ESC before any other
+character (a stray one: `ESC C`) hides only itself there: a terminal drops the character with
+it, but a reader of the file sees it, and a keyword it begins (`Cookie:`) must still be read."""
 _UNDECODED = re.compile("[\udc80-\udcff]")
 """Bytes that were not UTF-8, as the surrogateescape error handler decodes them."""
 CHUNK = 1 << 20

@@ -21,10 +21,10 @@ from domain.evidence.secret_values import (
     url_password,
 )
 
-NAME, VERSION = "security-redaction", 2
+NAME, VERSION = "security-redaction", 3
 
 
-ASSIGNED_WORDS = ("key", "token", "secret", "passwd", "password", "_pass", "_pwd")
+ASSIGNED_WORDS = ("key", "token", "secret", "session", "passwd", "password", "_pass", "_pwd")
 VALUE = r"(\"[^\"\n]*\"|'[^'\n]*'|['\"]?[^\s'\"]+)"
 """A value: quoted (the quotes are not masked), or up to the next space or quote."""
 CLIENTS = (

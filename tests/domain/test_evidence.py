@@ -153,6 +153,17 @@ def test_a_log_keeps_bytes_that_are_not_utf8() -> None:
     assert served == b"caf\xe9 \xff\xfe ok\n[REDACTED]\n"
 
 
+@pytest.mark.parametrize("stray", ["\x1b", "\x1b("])
+def test_a_stray_escape_before_a_keyword_does_not_hide_the_credential(stray: str) -> None:
+    """A terminal drops `ESC C` (and `ESC ( C`) with the C and shows `ookie: ...sessionid=`
+    and the value: the value is masked all the same (a case hypothesis found)."""
+    value = "0UAqFzWsDK4FrUMp48Y3tT3QDgAL47D1"
+    content = recording(["$ ls\r\n", stray, f"Cookie: theme=dark; sessionid={value}\r\n"])
+    served = b"".join(Derivation(section_17([], [])).cast(chunks(content, 5)))
+    assert survivors(value, shown("cast", served)) == []
+    assert "theme=dark" in shown("cast", served)
+
+
 def test_the_counts_name_the_form_not_the_secret() -> None:
     by_name = {c.name: c for c in PLANTED}
     for name, kind in [
