@@ -10,43 +10,27 @@ import gzip
 import hashlib
 import json
 import stat
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import msgspec
-import pytest
 from litestar.testing import TestClient
 
-from api.http import create_app
 from api.services.record_run import RunRecording
-from api.wiring import Argusic, Settings
 from domain.evidence.asciicast import timings
 from domain.runner.record import read_report
 from domain.runs import RunRecord
-from ledger.ledger import Ledger
-from tests.api.test_evidence import Evidence
+from tests.api.test_evidence import Evidence, client, evidence
 from tests.conftest import is_postgres
 from tests.domain.test_archives import KEY, tar_gz_holding_a_zip_with_keys, zipped
 from tests.domain.test_redaction_forms import KNOWN_KEY_PROBES, PROBES, RUN_KEY
 from tests.evidence_corpus import PREAMBLE, TAIL, log, recording
 
+__all__ = ["client", "evidence"]  # fixtures: the public's API over `Evidence`
 HTML = {"Accept": "text/html"}
 MARKER = "[REDACTED]"
 QUIET_LOG = log([*PREAMBLE, *TAIL])
 QUIET_CAST = recording([*PREAMBLE, *TAIL])
-
-
-@pytest.fixture
-def evidence(ledger: Ledger, tmp_path: Path, settings: Settings) -> Evidence:
-    return Evidence(ledger, tmp_path, settings)
-
-
-@pytest.fixture
-def client(evidence: Evidence) -> Iterator[TestClient[Any]]:
-    """The public's API (what `evidence.write_and_ingest` approves)."""
-    with TestClient(app=create_app(Argusic(evidence.settings, evidence.ledger))) as answers:
-        yield answers
 
 
 def fragments(secret: str, size: int = 12) -> list[str]:
