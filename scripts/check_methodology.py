@@ -200,10 +200,15 @@ def served(origin: str, env: dict[str, str]) -> int:
     except (OSError, SetupError) as e:
         print(f"check-served-methodology: {e}", file=sys.stderr)
         return 2
+    return _reported("served", failures, f"{origin} states what {config_path(env)} configures")
+
+
+def _reported(kind: str, failures: list[str], agreed: str) -> int:
+    """Each failure on stderr, or what agrees on stdout; the exit code."""
     for failure in failures:
-        print(f"check-served-methodology: {failure}", file=sys.stderr)
+        print(f"check-{kind}-methodology: {failure}", file=sys.stderr)
     if not failures:
-        print(f"check-served-methodology: {origin} states what {config_path(env)} configures")
+        print(f"check-{kind}-methodology: {agreed}")
     return 1 if failures else 0
 
 
@@ -224,11 +229,7 @@ def main(argv: Sequence[str]) -> int:
     except (OSError, SetupError) as e:
         print(f"check-{kind}-methodology: {e}", file=sys.stderr)
         return 2
-    for failure in failures:
-        print(f"check-{kind}-methodology: {failure}", file=sys.stderr)
-    if not failures:
-        print(f"check-{kind}-methodology: {config_path(env)} agrees with the methodology")
-    return 1 if failures else 0
+    return _reported(kind, failures, f"{config_path(env)} agrees with the methodology")
 
 
 if __name__ == "__main__":
