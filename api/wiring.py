@@ -8,7 +8,7 @@ import os
 import secrets
 from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,6 +20,7 @@ from adapters.artifacts import FileArtifactStore
 from adapters.banners import banner_patterns
 from adapters.clock import utc_now
 from adapters.crosscheck import ChatCrossChecker, CrossCheckStandIn
+from adapters.github_api import ApiFailure, GitHubApi
 from adapters.orchestrator_config import DEFAULT as DEFAULT_ORCHESTRATOR_CONFIG
 from adapters.orchestrator_config import config_path, load_config
 from adapters.recording import SessionRecorder, cut_torn_write
@@ -59,6 +60,10 @@ CLOCK = utc_now
 """The clock commands read (UTC)."""
 
 
+GITHUB_FAILURES: tuple[type[Exception], ...] = (ApiFailure,)
+"""What GitHub's adapter raises for a round of `pool candidates` it could not finish."""
+
+
 class ConfigurationError(SetupError):
     """The configuration or the database state does not allow the command (exit 2)."""
 
@@ -71,6 +76,10 @@ class Settings:
     sources_config: Path = Path("config/sources.toml")
     orchestrator_config: Path = DEFAULT_ORCHESTRATOR_CONFIG
     """The runner's budgets and key limit, which the methodology page states (section 7)."""
+    github_api: str = "https://api.github.com"
+    """Where the project pool's candidates are read (`ARGUSIC_GITHUB_API`)."""
+    github_token: str | None = field(default=None, repr=False)
+    """`ARGUSIC_GITHUB_TOKEN`, optional (a higher rate limit); never shown."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -80,6 +89,8 @@ class Settings:
             log_format=env.get("ARGUSIC_LOG_FORMAT"),
             sources_config=Path(env.get("ARGUSIC_SOURCES_CONFIG", "config/sources.toml")),
             orchestrator_config=config_path(env),
+            github_api=env.get("ARGUSIC_GITHUB_API", "https://api.github.com"),
+            github_token=env.get("ARGUSIC_GITHUB_TOKEN") or None,
         )
 
     @property
@@ -202,6 +213,14 @@ class Argusic:
             resolver = CommitResolver(fetcher, config.github)
             # late-bound: the clock may be replaced after the application is built
             yield SourceReader(fetcher, resolver, archive, lambda: self.clock())  # noqa: PLW0108
+
+    @contextmanager
+    def github(self) -> Iterator[GitHubApi]:
+        """GitHub's API for one round of `pool candidates`, every answer archived by its
+        SHA-256 under ARGUSIC_HOME/pool."""
+        archive = FileArtifactStore(self.settings.home / "pool")
+        with GitHubApi(self.settings.github_api, archive, token=self.settings.github_token) as api:
+            yield api
 
     def close(self) -> None:
         self.ledger.close()

@@ -14,8 +14,11 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from datetime import date, timedelta
+from typing import NamedTuple
 
 import msgspec
+
+from domain.events.pool import Candidate, Criteria
 
 PERMISSIVE = frozenset(
     {"MIT", "Apache-2.0", "BSD-2-Clause", "BSD-3-Clause", "ISC", "0BSD", "Zlib", "BSL-1.0"}
@@ -38,38 +41,6 @@ FREE = re.compile(
     r"works offline|runs (?:fully )?(?:locally|offline)|free and open[- ]source|self[- ]hosted)"
 )
 """A README that says the project works without an account."""
-
-
-class Candidate(msgspec.Struct, frozen=True, kw_only=True):
-    """A repository as GitHub's API described it when it was fetched."""
-
-    project: str
-    """`owner/name`."""
-    stars: int
-    created_at: date
-    pushed_at: date
-    license: str | None
-    """The SPDX id GitHub detected (`NOASSERTION` and none are not permissive)."""
-    languages: dict[str, int]
-    """Bytes of code per language."""
-    readme: bool
-    archived: bool
-    default_branch: str
-    commit: str
-    """The head commit of the default branch."""
-    size_kb: int
-    no_paid_accounts: bool | None
-    """From the README (`runs_without_paid_accounts`): true, false or undecided (None)."""
-
-
-class Criteria(msgspec.Struct, frozen=True, kw_only=True):
-    """Section 6's criteria for one candidate (variety is judged over a pool, not here)."""
-
-    license: bool
-    readme: bool
-    recent: bool
-    not_archived: bool
-    no_paid_accounts: bool | None
 
 
 def permissive_licence(spdx: str | None) -> bool:
@@ -177,6 +148,13 @@ def varied(ordered: Sequence[Candidate], count: int) -> list[Candidate]:
             levels[level] += 1
             rest.remove(candidate)
     return chosen
+
+
+class Listing(NamedTuple):
+    """One page of GitHub's search: the total it announces and the repositories on it."""
+
+    total: int
+    projects: list[str]
 
 
 class Pools(msgspec.Struct, frozen=True, kw_only=True):

@@ -14,6 +14,7 @@ from api.cli import (
     logs,
     methodology,
     operators,
+    pool,
     runner,
     siiq,
     sources,
@@ -79,6 +80,7 @@ for command in (
     siiq.siiq,
     siiq.crosscheck,
     hardware.hardware_group,
+    pool.pool,
     *runner.commands,
     *runner.groups,
 ):

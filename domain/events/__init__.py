@@ -51,6 +51,13 @@ from domain.events.operators import (
     RevisionApproved,
     StreamHeadsCommitted,
 )
+from domain.events.pool import (
+    ApiAnswer,
+    Candidate,
+    CandidateRecorded,
+    CandidatesFetchFailed,
+    Criteria,
+)
 from domain.events.runner import (
     AgentExited,
     AgentStarted,
@@ -155,6 +162,8 @@ DomainEvent = (
     | RunEvent
     | SweepCompleted
     | EmergencyStopped
+    | CandidateRecorded
+    | CandidatesFetchFailed
 )
 """The tagged union the ledger decodes; extend it with every new event type."""
 
@@ -166,12 +175,17 @@ __all__ = [
     "AgentStarted",
     "AgentTimedOut",
     "AliasApproved",
+    "ApiAnswer",
     "AttemptKind",
     "BenchmarkFrozen",
     "BenchmarkUnfrozen",
     "CalibrationAccepted",
     "CalibrationRejected",
+    "Candidate",
+    "CandidateRecorded",
+    "CandidatesFetchFailed",
     "Count",
+    "Criteria",
     "CrossCheck",
     "CrossCheckRejected",
     "CycleClosed",

@@ -23,6 +23,9 @@ SIIQ_NOTICES = "siiq-notices"
 SIIQ_PUBLICATION = "siiq-publication"
 """Every SI-IQ publication and halt of publication."""
 
+CANDIDATE_FETCHES = "pool-candidate-fetches"
+"""Every round of `pool candidates` the API cut short, in the order tried."""
+
 SWEEPS = "runner-sweeps"
 """What the sweeper and emergency stops removed, in the order done."""
 
@@ -42,6 +45,11 @@ def attempt(run_id: str) -> str:
 
 def review(project_id: str) -> str:
     return f"review:{project_id}"
+
+
+def candidate(project: str) -> str:
+    """A repository's records as a candidate for the project pool (sections 3 and 6)."""
+    return f"pool-candidate:{project}"
 
 
 def reproduction(run_id: str) -> str:
