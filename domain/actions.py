@@ -12,6 +12,7 @@ from domain.environment_qa import environment_fault, review_project
 from domain.errors import Rejected
 from domain.events import (
     AliasApproved,
+    CandidateExcluded,
     CycleClosed,
     DisputeOpened,
     DisputeResolved,
@@ -38,6 +39,7 @@ from domain.events.operators import (
     CloseCycle,
     DisputeOpen,
     DisputeResolve,
+    ExcludeCandidate,
     InvalidateRuns,
     OperatorAction,
     ReleaseHold,
@@ -271,6 +273,17 @@ def request_stronger(
     return [StrongerRequested(project=action.project, cycle=action.cycle, operator=operator)]
 
 
+def exclude_candidate(
+    action: ExcludeCandidate, operator: str, state: Methodology
+) -> list[DomainEvent]:
+    """Section 6: a recorded candidate kept out of the pool by a person, naming why."""
+    if action.project not in state.candidates:
+        raise Rejected("section 6", f"{action.project} is no recorded candidate")
+    if not action.reason.strip():
+        raise Rejected("section 6", f"excluding {action.project} needs a reason")
+    return [CandidateExcluded(project=action.project, reason=action.reason, operator=operator)]
+
+
 MethodologyDecision = Callable[[Any, str, Methodology], list[DomainEvent]]
 METHODOLOGY_DECISIONS: dict[type[Action], MethodologyDecision] = {
     Review: review,
@@ -280,6 +293,7 @@ METHODOLOGY_DECISIONS: dict[type[Action], MethodologyDecision] = {
     InvalidateRuns: invalidate_runs,
     RequestReproduction: request_reproduction,
     RequestStronger: request_stronger,
+    ExcludeCandidate: exclude_candidate,
 }
 
 
@@ -386,6 +400,7 @@ NAMED: dict[tuple[type[Action], type[DomainEvent]], tuple[tuple[str, str], ...]]
         ("note", "note"),
     ),
     (RequestStronger, StrongerRequested): (("project", "project"), ("cycle", "cycle")),
+    (ExcludeCandidate, CandidateExcluded): (("project", "project"), ("reason", "reason")),
     (ReleaseHold, HoldReleased): (("hold", "hold"), ("note", "note")),
     (ApproveRevision, RevisionApproved): (("benchmark", "benchmark"), ("snapshot", "snapshot")),
     (ApproveAlias, AliasApproved): (
@@ -445,6 +460,7 @@ DECISION_FACTS: tuple[type[DomainEvent], ...] = (
     DisputeResolved,
     ReproductionRequested,
     StrongerRequested,
+    CandidateExcluded,
     HoldReleased,
     RevisionApproved,
     AliasApproved,

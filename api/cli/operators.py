@@ -46,7 +46,8 @@ def _report_human(report: ActionReport) -> str:
     return f"{report.action} by {report.operator} (sequence {report.sequence}) at {report.position}"
 
 
-def _act(session: Session, signer_name: str, action: OperatorAction) -> None:
+def act(session: Session, signer_name: str, action: OperatorAction) -> None:
+    """`action` signed by the operator SIGNER_NAME's key and appended; its report printed."""
     argusic = session.argusic
     signer = operator_signer(argusic.settings.home, signer_name)
     emit(argusic.actions.act(signer, action), _report_human)
@@ -77,7 +78,7 @@ def add_command(
 ) -> None:
     """Register NAME's verifier key (`<name>+<key id>+<key>`), signed by an owner."""
     action = AddOperator(name=name, public_key=public_key, role=role)  # type: ignore[arg-type]
-    _act(session, signer, action)
+    act(session, signer, action)
 
 
 @operator.command("revoke")
@@ -87,7 +88,7 @@ def add_command(
 @pass_session
 def revoke_command(session: Session, name: str, signer: str, as_json: bool) -> None:
     """Revoke NAME's key: what it signs from now on is refused."""
-    _act(session, signer, RevokeOperator(name=name))
+    act(session, signer, RevokeOperator(name=name))
 
 
 @operator.command("act")
@@ -97,7 +98,7 @@ def revoke_command(session: Session, name: str, signer: str, as_json: bool) -> N
 @pass_session
 def act_command(session: Session, action_file: Path, signer: str, as_json: bool) -> None:
     """Sign the action of ACTION_FILE with the operator's next sequence and append it."""
-    _act(session, signer, read_action(read_record_file(action_file)))
+    act(session, signer, read_action(read_record_file(action_file)))
 
 
 @operator.command("sign")
@@ -152,7 +153,7 @@ def submit_command(session: Session, signed_file: Path, as_json: bool) -> None:
 def publish_command(session: Session, signer: str, position: int | None, as_json: bool) -> None:
     """Approve the ledger up to POSITION for the public (methodology section 1)."""
     at = session.argusic.ledger.size() if position is None else position
-    _act(session, signer, ApprovePublication(position=at))
+    act(session, signer, ApprovePublication(position=at))
 
 
 @click.command("request-stronger")
@@ -166,7 +167,7 @@ def request_stronger_command(
 ) -> None:
     """Ask for the cycle's stronger agent on PROJECT (methodology section 11; from v1.3 it runs
     only on this); the next schedule or worker turn schedules it."""
-    _act(session, signer, RequestStronger(project=project, cycle=cycle))
+    act(session, signer, RequestStronger(project=project, cycle=cycle))
 
 
 def _disputes_human(view: DisputesView) -> str:

@@ -6,9 +6,11 @@ from datetime import date
 
 import click
 
+from api.cli.operators import act
 from api.cli.output import Session, emit, json_option, pass_session
 from api.services.pool import CandidatesReport, fetch_candidates
 from api.wiring import GITHUB_FAILURES
+from domain.events.operators import ExcludeCandidate
 
 
 def _human(report: CandidatesReport) -> str:
@@ -34,5 +36,27 @@ def candidates_command(session: Session, since: object, as_json: bool) -> None:
     verdict. A round the API cuts short records only its failure (exit 1) and is tried again."""
     argusic = session.argusic
     day = since.date() if hasattr(since, "date") else date.fromisoformat(str(since))
-    report = fetch_candidates(argusic.ledger, argusic.github, day, argusic.clock(), GITHUB_FAILURES)
+    excluded = argusic.methodology.reader.latest().excluded
+    report = fetch_candidates(
+        argusic.ledger,
+        argusic.github,
+        since=day,
+        now=argusic.clock(),
+        failures=GITHUB_FAILURES,
+        excluded=excluded,
+    )
     emit(report, _human)
+
+
+@pool.command("exclude")
+@click.argument("project")
+@click.option("--reason", required=True, help="Why it is kept out (recorded and shown).")
+@click.option("--as", "signer", required=True, help="The operator who excludes it.")
+@json_option
+@pass_session
+def exclude_command(
+    session: Session, project: str, reason: str, signer: str, as_json: bool
+) -> None:
+    """Sign exclude_candidate: keep the recorded candidate PROJECT (owner/name) out of every
+    selection after this, naming why (section 6)."""
+    act(session, signer, ExcludeCandidate(project=project, reason=reason))

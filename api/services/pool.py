@@ -5,7 +5,7 @@ changes while it is read) records only its failure, and the next round tries aga
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager
 from datetime import date, datetime
 from typing import Any, Protocol
@@ -60,9 +60,11 @@ class CandidatesReport(msgspec.Struct, frozen=True, kw_only=True):
 def fetch_candidates(
     ledger: Ledger,
     api: Callable[[], AbstractContextManager[CandidateReading]],
+    *,
     since: date,
     now: datetime,
     failures: tuple[type[Exception], ...],
+    excluded: Mapping[str, str],
 ) -> CandidatesReport:
     """Sections 3 and 6: every repository created after `since`, as the search lists them by
     stars, read and judged; all of the round appended at once, or only its failure."""
@@ -85,7 +87,7 @@ def fetch_candidates(
     fresh = [e for e in events if _changed(ledger, e)]
     if fresh:
         ledger.append(ledger.next_versions(fresh))
-    return CandidatesReport(candidates=[_row(e) for e in events])
+    return CandidatesReport(candidates=[_row(e, e.candidate.project in excluded) for e in events])
 
 
 def _read_round(
@@ -157,7 +159,7 @@ def _not_before_retry(ledger: Ledger, now: datetime) -> None:
         )
 
 
-def _row(event: CandidateRecorded) -> CandidateRow:
+def _row(event: CandidateRecorded, excluded: bool) -> CandidateRow:
     c = event.candidate
     return CandidateRow(
         project=c.project,
@@ -168,5 +170,5 @@ def _row(event: CandidateRecorded) -> CandidateRow:
         readme=c.readme,
         commit=c.commit,
         criteria=event.criteria,
-        eligible=eligible(event.criteria, excluded=False),
+        eligible=eligible(event.criteria, excluded),
     )

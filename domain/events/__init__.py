@@ -54,6 +54,7 @@ from domain.events.operators import (
 from domain.events.pool import (
     ApiAnswer,
     Candidate,
+    CandidateExcluded,
     CandidateRecorded,
     CandidatesFetchFailed,
     Criteria,
@@ -163,6 +164,7 @@ DomainEvent = (
     | SweepCompleted
     | EmergencyStopped
     | CandidateRecorded
+    | CandidateExcluded
     | CandidatesFetchFailed
 )
 """The tagged union the ledger decodes; extend it with every new event type."""
@@ -182,6 +184,7 @@ __all__ = [
     "CalibrationAccepted",
     "CalibrationRejected",
     "Candidate",
+    "CandidateExcluded",
     "CandidateRecorded",
     "CandidatesFetchFailed",
     "Count",

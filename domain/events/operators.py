@@ -110,6 +110,13 @@ class RequestStronger(Action, frozen=True, tag="request_stronger"):
     cycle: Text
 
 
+class ExcludeCandidate(Action, frozen=True, tag="exclude_candidate"):
+    """Section 6: a person keeps a candidate out of the project pool, naming why."""
+
+    project: Text
+    reason: Text
+
+
 class AddOperator(Action, frozen=True, tag="add_operator"):
     """An owner registers a key (the first owner registers itself: `operator init`)."""
 
@@ -136,6 +143,7 @@ OperatorAction = (
     | InvalidateRuns
     | RequestReproduction
     | RequestStronger
+    | ExcludeCandidate
     | AddOperator
     | RevokeOperator
 )

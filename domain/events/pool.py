@@ -75,6 +75,19 @@ class CandidateRecorded(Event, frozen=True):
         return streams.candidate(self.candidate.project)
 
 
+class CandidateExcluded(Event, frozen=True):
+    """Section 6: an operator's signed exclusion of a candidate, with the reason; it makes the
+    candidate ineligible for every selection after it."""
+
+    project: Repository
+    reason: Text
+    operator: str
+
+    @property
+    def stream(self) -> str:
+        return streams.candidate(self.project)
+
+
 class CandidatesFetchFailed(Event, frozen=True):
     """A round of `pool candidates` the API cut short: nothing of it is recorded but this, and it
     is tried again later (`retry_at` for a rate limit)."""

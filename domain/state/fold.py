@@ -13,6 +13,8 @@ from datetime import datetime
 from domain.environment_qa import Finding
 from domain.events import (
     AgentRegistered,
+    CandidateExcluded,
+    CandidateRecorded,
     CycleClosed,
     CycleOpened,
     DisputeOpened,
@@ -60,6 +62,7 @@ Decided = (
     | DisputeResolved
     | ReproductionRequested
     | StrongerRequested
+    | CandidateExcluded
 )
 
 
@@ -99,6 +102,8 @@ def apply(
             model.editions[event.version] = Edition(position=position, event=event)
         case AgentRegistered() | CycleOpened():
             _roster(model, position, event)
+        case CandidateRecorded():
+            model.candidates[event.candidate.project] = position
         case OperatorActed() | PublicationApproved() | OperatorRegistered() | OperatorRevoked():
             fold_authority(model.authority, position, event, appended_at, signatures)
         case (
@@ -110,6 +115,7 @@ def apply(
             | DisputeResolved()
             | ReproductionRequested()
             | StrongerRequested()
+            | CandidateExcluded()
         ) if authorized(model.authority, position, event) and _applies(model, event):
             _decided(model, position, event)
     return model
@@ -154,13 +160,20 @@ def _applies(model: Methodology, fact: Decided) -> bool:
         case RunVoided(run_id=run_id) | RerunRequested(run_id=run_id):
             action = window and window.acted.action
             return _recorded_for(model, run_id, action)
-        case DisputeOpened():
-            return fact.run_id in model.runs and fact.dispute not in model.disputes
-        case DisputeResolved():
-            return fact.dispute in model.disputes
+        case DisputeOpened() | DisputeResolved():
+            return _dispute_applies(model, fact)
         case StrongerRequested():
             return fact.project not in model.stronger_requested.get(fact.cycle, {})
+        case CandidateExcluded():
+            return fact.project in model.candidates
     return True
+
+
+def _dispute_applies(model: Methodology, fact: DisputeOpened | DisputeResolved) -> bool:
+    """A dispute is opened once, of a recorded run, and resolved once opened."""
+    if isinstance(fact, DisputeOpened):
+        return fact.run_id in model.runs and fact.dispute not in model.disputes
+    return fact.dispute in model.disputes
 
 
 def _decided(model: Methodology, position: int, fact: Decided) -> None:
@@ -183,6 +196,8 @@ def _decided(model: Methodology, position: int, fact: Decided) -> None:
             model.reproductions.setdefault(fact.run_id, []).append(fact)
         case StrongerRequested():
             model.stronger_requested.setdefault(fact.cycle, {})[fact.project] = position
+        case CandidateExcluded():
+            model.excluded[fact.project] = fact.reason
 
 
 def _acted_at(model: Methodology) -> int | None:

@@ -71,6 +71,10 @@ class Methodology(msgspec.Struct, kw_only=True):
     """SHA-256 of each version of the standard instructions: the position it was published at."""
     stronger_requested: dict[str, dict[str, int]] = msgspec.field(default_factory=dict)
     """Cycle, project: the position where its stronger agent was asked for (section 11)."""
+    candidates: dict[str, int] = msgspec.field(default_factory=dict)
+    """Each project recorded as a candidate for the pool: the position of its last record."""
+    excluded: dict[str, str] = msgspec.field(default_factory=dict)
+    """Candidates an operator excluded from the pool, with the reason (section 6)."""
     authority: Authority = msgspec.field(default_factory=Authority)
     """Operators' keys, their sequences, and the approvals for the public."""
 

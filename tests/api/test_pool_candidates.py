@@ -45,9 +45,20 @@ def api_for(
 
 
 def fetched(
-    ledger: Ledger, github: GitHubStandIn, archive: Path, now: datetime = NOW
+    ledger: Ledger,
+    github: GitHubStandIn,
+    archive: Path,
+    now: datetime = NOW,
+    excluded: dict[str, str] | None = None,
 ) -> CandidatesReport:
-    return fetch_candidates(ledger, api_for(github, archive), SINCE, now, (ApiFailure,))
+    return fetch_candidates(
+        ledger,
+        api_for(github, archive),
+        since=SINCE,
+        now=now,
+        failures=(ApiFailure,),
+        excluded=excluded or {},
+    )
 
 
 def recorded(ledger: Ledger) -> list[CandidateRecorded]:
@@ -164,3 +175,25 @@ def test_the_command_prints_the_candidates_as_the_contract_says(
         "not_archived",
         "no_paid_accounts",
     }
+
+
+def test_an_operators_signed_exclusion_makes_a_candidate_ineligible(
+    github: GitHubStandIn, cli_env: dict[str, str]
+) -> None:
+    env = {**cli_env, "ARGUSIC_GITHUB_API": github.url}
+    assert argusic(env, "init").returncode == 0
+    assert argusic(env, "operator", "init", "olga").returncode == 0
+    first = json.loads(argusic(env, "pool", "candidates", "--since", str(SINCE), "--json").stdout)
+    chosen = next(row["project"] for row in first["candidates"] if row["eligible"])
+    unknown = argusic(env, "pool", "exclude", "nobody/none", "--reason", "x", "--as", "olga")
+    assert unknown.returncode == 1
+    assert "nobody/none is no recorded candidate" in unknown.stderr
+    excluded = argusic(
+        env, "pool", "exclude", chosen, "--reason", "needs a paid GPU", "--as", "olga", "--json"
+    )
+    assert excluded.returncode == 0, excluded.stderr
+    assert json.loads(excluded.stdout)["action"] == "exclude_candidate"
+    again = json.loads(argusic(env, "pool", "candidates", "--since", str(SINCE), "--json").stdout)
+    eligible_now = {row["project"]: row["eligible"] for row in again["candidates"]}
+    assert eligible_now[chosen] is False
+    assert sum(eligible_now.values()) == sum(row["eligible"] for row in first["candidates"]) - 1
