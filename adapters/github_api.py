@@ -23,7 +23,7 @@ from urllib.parse import quote, urlencode
 import httpx
 import msgspec
 
-from domain.events.pool import Candidate, Repository
+from domain.events.pool import ApiAnswer, Candidate, Repository
 from domain.pool import Listing, runs_without_paid_accounts
 
 USER_AGENT = "argusic-pool/1.0 (+https://argusic.local/pool)"
@@ -36,13 +36,6 @@ class Archive(Protocol):
     def put_stream(self, chunks: Iterable[bytes]) -> Any: ...
 
     def read(self, sha256: str) -> Iterator[bytes]: ...
-
-
-class Held(NamedTuple):
-    """What an earlier round archived for an address: its ETag and the body's SHA-256."""
-
-    etag: str
-    sha256: str
 
 
 class Answer(NamedTuple):
@@ -72,7 +65,7 @@ class GitHubApi:
         archive: Archive,
         *,
         token: str | None = None,
-        held: Mapping[str, Held] | None = None,
+        held: Mapping[str, ApiAnswer] | None = None,
         timeout_seconds: float = 30.0,
     ) -> None:
         self.base = base.rstrip("/")
@@ -123,7 +116,7 @@ class GitHubApi:
     ) -> Any:
         url = self.base + path + (f"?{urlencode(params)}" if params else "")
         held = self.held.get(url)
-        headers = {"If-None-Match": held.etag} if held else {}
+        headers = {"If-None-Match": held.etag} if held and held.etag else {}
         try:
             with self.client.stream("GET", url, headers=headers) as response:
                 answer = self._answer(url, response, held, missing_ok)
@@ -133,7 +126,7 @@ class GitHubApi:
         return answer.body
 
     def _answer(
-        self, url: str, response: httpx.Response, held: Held | None, missing_ok: bool
+        self, url: str, response: httpx.Response, held: ApiAnswer | None, missing_ok: bool
     ) -> Answer:
         status = response.status_code
         if status in (403, 429) and (reset := response.headers.get("x-ratelimit-reset")):
@@ -141,7 +134,7 @@ class GitHubApi:
             raise ApiFailure(url, f"rate limited (HTTP {status})", retry_at)
         if status == 404 and missing_ok:
             return Answer(url, 404, None, None, None)
-        if status == 304 and held is not None:
+        if status == 304 and held is not None and held.sha256:
             raw = b"".join(self.archive.read(held.sha256))
             return Answer(url, 304, held.sha256, held.etag, _json(url, raw))
         if status != 200:

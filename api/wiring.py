@@ -37,6 +37,7 @@ from api.services.run_log import RunLog
 from api.services.runner_ports import Runner
 from api.services.sources import SourcesQueries
 from domain.errors import SetupError
+from domain.events import ApiAnswer
 from domain.runner.config import OrchestratorConfig
 from ledger.ledger import Ledger
 from ledger.note import Signer
@@ -215,11 +216,12 @@ class Argusic:
             yield SourceReader(fetcher, resolver, archive, lambda: self.clock())  # noqa: PLW0108
 
     @contextmanager
-    def github(self) -> Iterator[GitHubApi]:
+    def github(self, held: Mapping[str, ApiAnswer]) -> Iterator[GitHubApi]:
         """GitHub's API for one round of `pool candidates`, every answer archived by its
-        SHA-256 under ARGUSIC_HOME/pool."""
+        SHA-256 under ARGUSIC_HOME/pool, each request conditional on what `held` answered."""
         archive = FileArtifactStore(self.settings.home / "pool")
-        with GitHubApi(self.settings.github_api, archive, token=self.settings.github_token) as api:
+        settings = self.settings
+        with GitHubApi(settings.github_api, archive, token=settings.github_token, held=held) as api:
             yield api
 
     def close(self) -> None:

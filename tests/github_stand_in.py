@@ -92,6 +92,8 @@ class Switches:
     shrink_after_page: int | None = None
     """From the page after this one, drop a tenth of the listing (and its announced total)."""
     requests: list[str] = field(default_factory=list)
+    not_modified: int = 0
+    """How many conditional requests were answered 304."""
 
 
 class GitHubStandIn:
@@ -157,6 +159,7 @@ def serving(stand_in: GitHubStandIn) -> Iterator[GitHubStandIn]:
             status, body, headers = stand_in.answer(split.path, parse_qs(split.query))
             etag = '"' + hashlib.sha256(body).hexdigest()[:24] + '"'
             if status == 200 and self.headers.get("If-None-Match") == etag:
+                stand_in.switches.not_modified += 1
                 self.send_response(304)
                 self.send_header("ETag", etag)
                 self.end_headers()

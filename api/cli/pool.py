@@ -36,14 +36,15 @@ def candidates_command(session: Session, since: object, as_json: bool) -> None:
     verdict. A round the API cuts short records only its failure (exit 1) and is tried again."""
     argusic = session.argusic
     day = since.date() if hasattr(since, "date") else date.fromisoformat(str(since))
-    excluded = argusic.methodology.reader.latest().excluded
+    state = argusic.methodology.reader.latest()
     report = fetch_candidates(
         argusic.ledger,
         argusic.github,
         since=day,
         now=argusic.clock(),
         failures=GITHUB_FAILURES,
-        excluded=excluded,
+        known=state.candidates,
+        excluded=state.excluded,
     )
     emit(report, _human)
 

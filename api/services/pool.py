@@ -5,7 +5,7 @@ changes while it is read) records only its failure, and the next round tries aga
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from contextlib import AbstractContextManager
 from datetime import date, datetime
 from typing import Any, Protocol
@@ -59,19 +59,23 @@ class CandidatesReport(msgspec.Struct, frozen=True, kw_only=True):
 
 def fetch_candidates(
     ledger: Ledger,
-    api: Callable[[], AbstractContextManager[CandidateReading]],
+    api: Callable[[Mapping[str, ApiAnswer]], AbstractContextManager[CandidateReading]],
     *,
     since: date,
     now: datetime,
     failures: tuple[type[Exception], ...],
+    known: Collection[str],
     excluded: Mapping[str, str],
 ) -> CandidatesReport:
     """Sections 3 and 6: every repository created after `since`, as the search lists them by
-    stars, read and judged; all of the round appended at once, or only its failure."""
+    stars, read and judged (conditionally on the answers `known` candidates were last recorded
+    with); all of the round appended at once, or only its failure."""
     _not_before_retry(ledger, now)
+    last = _last_records(ledger, known)
+    held = {a.url: a for event in last.values() for a in event.answers if a.etag and a.sha256}
     cut_short: tuple[type[Exception], ...] = (*failures, _ListingMoved)
     try:
-        with api() as reading:
+        with api(held) as reading:
             read = list(_read_round(reading, since))
     except cut_short as e:  # each names its `url` and `failure`
         failed = CandidatesFetchFailed(
@@ -84,7 +88,7 @@ def fetch_candidates(
         ledger.append(ledger.next_versions([failed]))
         raise InvalidInput(f"pool candidates: {failed.url}: {failed.failure}") from e
     events = [_recorded(candidate, since, now, answers) for candidate, answers in read]
-    fresh = [e for e in events if _changed(ledger, e)]
+    fresh = [e for e in events if _changed(last.get(e.candidate.project), e)]
     if fresh:
         ledger.append(ledger.next_versions(fresh))
     return CandidatesReport(candidates=[_row(e, e.candidate.project in excluded) for e in events])
@@ -137,12 +141,21 @@ def _recorded(
     )
 
 
-def _changed(ledger: Ledger, event: CandidateRecorded) -> bool:
+def _last_records(ledger: Ledger, projects: Collection[str]) -> dict[str, CandidateRecorded]:
+    """Each known candidate's last record."""
+    last = {}
+    for project in projects:
+        records = ledger.stream(streams.candidate(project))
+        found = [r.event for r in records if isinstance(r.event, CandidateRecorded)]
+        if found:
+            last[project] = found[-1]
+    return last
+
+
+def _changed(last: CandidateRecorded | None, event: CandidateRecorded) -> bool:
     """A candidate whose record says what the last one said (candidate, since, verdicts) is not
     recorded again."""
-    history = [r.event for r in ledger.stream(streams.candidate(event.candidate.project))]
-    last = history[-1] if history else None
-    if not isinstance(last, CandidateRecorded):
+    if last is None:
         return True
     said = (last.candidate, last.since, last.criteria)
     return said != (event.candidate, event.since, event.criteria)

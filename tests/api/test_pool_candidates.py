@@ -6,7 +6,7 @@ failure, and a rate-limited round waits for the reset."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -17,7 +17,7 @@ from adapters.artifacts import FileArtifactStore
 from adapters.github_api import ApiFailure, GitHubApi
 from api.services.pool import CandidatesReport, fetch_candidates
 from domain.errors import InvalidInput
-from domain.events import CandidateRecorded, CandidatesFetchFailed, streams
+from domain.events import ApiAnswer, CandidateRecorded, CandidatesFetchFailed, streams
 from domain.pool import criteria, eligible
 from ledger.ledger import Ledger
 from tests.conftest import argusic
@@ -35,10 +35,10 @@ def github() -> Iterator[GitHubStandIn]:
 
 def api_for(
     github: GitHubStandIn, archive: Path
-) -> Callable[[], AbstractContextManager[GitHubApi]]:
+) -> Callable[[Mapping[str, ApiAnswer]], AbstractContextManager[GitHubApi]]:
     @contextmanager
-    def api() -> Iterator[GitHubApi]:
-        with GitHubApi(github.url, FileArtifactStore(archive)) as reading:
+    def api(held: Mapping[str, ApiAnswer]) -> Iterator[GitHubApi]:
+        with GitHubApi(github.url, FileArtifactStore(archive), held=held) as reading:
             yield reading
 
     return api
@@ -57,6 +57,7 @@ def fetched(
         since=SINCE,
         now=now,
         failures=(ApiFailure,),
+        known={e.candidate.project for e in recorded(ledger)},
         excluded=excluded or {},
     )
 
@@ -97,8 +98,15 @@ def test_the_same_round_again_records_nothing_new(
 ) -> None:
     fetched(ledger, github, tmp_path / "pool")
     size = ledger.size()
+    assert github.switches.not_modified == 0
     again = fetched(ledger, github, tmp_path / "pool")
     assert ledger.size() == size
+    # every answer but a missing README's asked for again on its ETag: a 304, read from the
+    # archive
+    without_readme = sum(1 for row in again.candidates if not row.readme)
+    assert without_readme
+    asked = len(github.switches.requests) // 2
+    assert github.switches.not_modified == asked - without_readme
     assert len(again.candidates) == len(recorded(ledger))
 
 
