@@ -5,7 +5,7 @@ it: a fold applies what the signed action decides, never a fact on its own."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Collection
+from collections.abc import Callable, Collection, Sequence
 from typing import Any, NamedTuple
 
 from domain.environment_qa import environment_fault, review_project
@@ -13,6 +13,7 @@ from domain.errors import Rejected
 from domain.events import (
     AliasApproved,
     CandidateExcluded,
+    CandidateRecorded,
     CycleClosed,
     DisputeOpened,
     DisputeResolved,
@@ -20,6 +21,7 @@ from domain.events import (
     HoldReleased,
     OperatorRegistered,
     OperatorRevoked,
+    PoolSelected,
     ProjectReviewCleared,
     ProjectReviewed,
     PublicationApproved,
@@ -47,8 +49,18 @@ from domain.events.operators import (
     RequestStronger,
     Review,
     RevokeOperator,
+    SelectPool,
 )
 from domain.operators import Signatures
+from domain.pool import (
+    PoolTooSmall,
+    commitment,
+    eligible,
+    heavy_repository,
+    pinned,
+    previous_secret,
+    select_pools,
+)
 from domain.reproduction import reproducible, reproduction_runs
 from domain.state.methodology import Methodology
 from domain.state.records import Authority
@@ -65,6 +77,16 @@ class Context(NamedTuple):
     signatures: Signatures
     open_holds: Collection[str] = frozenset()
     frozen: Collection[str] = frozenset()
+    draw: PoolDraw | None = None
+
+
+class PoolDraw(NamedTuple):
+    """What a `select_pool` draws from (read only for it): every candidate's last record at the
+    head, the seed (of the ledger's root there) and a fresh salt for the commitment."""
+
+    candidates: Sequence[CandidateRecorded]
+    seed: str
+    salt: str
 
 
 def approve_publication(
@@ -357,10 +379,58 @@ def siiq_facts(
     return []
 
 
+def select_pool(
+    action: SelectPool, operator: str, state: Methodology, draw: PoolDraw
+) -> list[DomainEvent]:
+    """Section 6: a cycle with a roster and no pool yet gets its pools, drawn from the eligible
+    candidates (none an operator excluded), the secret one committed to."""
+    cycle = state.cycles.get(action.cycle)
+    if cycle is None:
+        raise Rejected("section 6", f"cycle {action.cycle} has no record (its roster) yet")
+    if cycle.projects or action.cycle in state.selections:
+        raise Rejected("section 6", f"cycle {action.cycle} has its pool already")
+    eligible_now = [
+        record.candidate
+        for record in draw.candidates
+        if eligible(record.criteria, record.candidate.project in state.excluded)
+    ]
+    earlier = {c: s.secret for c, s in state.selections.items()}
+    try:
+        pools = select_pools(
+            eligible_now,
+            opens=action.opens,
+            size=action.size,
+            previous_secret=previous_secret(earlier, action.cycle),
+            seed=draw.seed,
+        )
+    except PoolTooSmall as e:
+        raise Rejected("section 6", f"cycle {action.cycle}: {e}") from e
+    secret = pinned(pools.secret)
+    chosen = pools.public + pools.secret
+    return [
+        PoolSelected(
+            cycle=action.cycle,
+            opens=action.opens,
+            size=action.size,
+            seed=draw.seed,
+            public=pinned(pools.public),
+            secret=secret,
+            commitment=commitment(secret, draw.salt),
+            salt=draw.salt,
+            heavy=sorted(c.project for c in chosen if heavy_repository(c.size_kb)),
+            operator=operator,
+        )
+    ]
+
+
 def decide(
     action: OperatorAction, operator: str, state: Methodology, context: Context
 ) -> list[DomainEvent]:
     """The facts an admitted action appends after itself."""
+    if isinstance(action, SelectPool):
+        if context.draw is None:
+            raise Rejected("section 6", "select_pool is judged with the candidates at its head")
+        return select_pool(action, operator, state, context.draw)
     return [
         *authority_facts(action, operator, state.authority, context.head, context.signatures),
         *methodology_facts(action, operator, state),
@@ -401,6 +471,7 @@ NAMED: dict[tuple[type[Action], type[DomainEvent]], tuple[tuple[str, str], ...]]
     ),
     (RequestStronger, StrongerRequested): (("project", "project"), ("cycle", "cycle")),
     (ExcludeCandidate, CandidateExcluded): (("project", "project"), ("reason", "reason")),
+    (SelectPool, PoolSelected): (("cycle", "cycle"), ("opens", "opens"), ("size", "size")),
     (ReleaseHold, HoldReleased): (("hold", "hold"), ("note", "note")),
     (ApproveRevision, RevisionApproved): (("benchmark", "benchmark"), ("snapshot", "snapshot")),
     (ApproveAlias, AliasApproved): (
@@ -461,6 +532,7 @@ DECISION_FACTS: tuple[type[DomainEvent], ...] = (
     ReproductionRequested,
     StrongerRequested,
     CandidateExcluded,
+    PoolSelected,
     HoldReleased,
     RevisionApproved,
     AliasApproved,

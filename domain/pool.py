@@ -12,13 +12,13 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from datetime import date, timedelta
 from typing import NamedTuple
 
 import msgspec
 
-from domain.events.pool import Candidate, Criteria
+from domain.events.pool import Candidate, Criteria, Pinned
 
 PERMISSIVE = frozenset(
     {"MIT", "Apache-2.0", "BSD-2-Clause", "BSD-3-Clause", "ISC", "0BSD", "Zlib", "BSL-1.0"}
@@ -197,11 +197,6 @@ def select_pools(
     return Pools(public=sorted(public, key=by_name), secret=sorted(secret, key=by_name))
 
 
-class Pinned(msgspec.Struct, frozen=True, kw_only=True):
-    project: str
-    commit: str
-
-
 def canonical_list(pinned: Sequence[Pinned]) -> bytes:
     """The secret list as committed to: `[{"project", "commit"}]` sorted by project, compact
     JSON, UTF-8."""
@@ -217,3 +212,14 @@ def commitment(pinned: Sequence[Pinned], salt: str) -> str:
 def commitment_holds(pinned: Sequence[Pinned], salt: str, committed: str) -> bool:
     """The revealed list and salt give the commitment published before the cycle."""
     return commitment(pinned, salt) == committed
+
+
+def pinned(candidates: Iterable[Candidate]) -> list[Pinned]:
+    return [Pinned(project=c.project, commit=c.commit) for c in candidates]
+
+
+def previous_secret(selections: Mapping[str, Sequence[Pinned]], cycle: str) -> frozenset[str]:
+    """Section 6's monthly rotation: the secret pool of the latest cycle before `cycle` that
+    has one (cycle ids are `YYYY-MM`, so their order is the calendar's)."""
+    earlier = sorted(c for c in selections if c < cycle)
+    return frozenset(p.project for p in selections[earlier[-1]]) if earlier else frozenset()

@@ -6,6 +6,8 @@ stream's head as of that head (`ledger.heads_map`)."""
 
 from __future__ import annotations
 
+import hashlib
+import secrets
 from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
@@ -15,8 +17,9 @@ import msgspec
 from eventsourcing.persistence import OperationalError
 
 from api.services.json_input import decoded
+from api.services.pool import last_records
 from api.services.reader import ProjectionReader
-from domain.actions import Context, decide
+from domain.actions import Context, PoolDraw, decide
 from domain.errors import InvalidInput, Rejected, SetupError
 from domain.events import DomainEvent, StreamHeadsCommitted
 from domain.events.operators import (
@@ -25,6 +28,7 @@ from domain.events.operators import (
     ApproveRevision,
     OperatorAction,
     ReleaseHold,
+    SelectPool,
     action_name,
 )
 from domain.operators import SignedAction, first_owner
@@ -104,6 +108,19 @@ def _siiq_guards(action: OperatorAction, ledger: Ledger, head: int) -> tuple[set
     return open_holds(guards), set(guards.frozen)
 
 
+def pool_draw(
+    action: OperatorAction, ledger: Ledger, state: Methodology, head: int
+) -> PoolDraw | None:
+    """What a `select_pool` draws from at `head` (read only for it): each candidate's last record,
+    the seed (SHA-256 of the ledger's root there and the cycle: the same position draws the same
+    pools, and nobody chooses it) and a fresh random salt for the secret list's commitment."""
+    if not isinstance(action, SelectPool):
+        return None
+    seed = hashlib.sha256(f"{ledger.root(head).hex()}\n{action.cycle}".encode()).hexdigest()
+    last = last_records(ledger, state.candidates)
+    return PoolDraw(candidates=list(last.values()), seed=seed, salt=secrets.token_hex(16))
+
+
 def judged(
     signed: SignedAction, ledger: Ledger, state: Methodology, head: int, now: datetime
 ) -> list[DomainEvent]:
@@ -114,7 +131,12 @@ def judged(
     if why:
         raise Rejected("operators", why)
     action = signed.action
-    context = Context(head, SIGNATURES, *_siiq_guards(action, ledger, head))
+    context = Context(
+        head,
+        SIGNATURES,
+        *_siiq_guards(action, ledger, head),
+        pool_draw(action, ledger, state, head),
+    )
     facts = decide(action, signed.operator, state, context)
     if isinstance(action, ApprovePublication):
         if not ledger.recorder.checkpoint(action.position):

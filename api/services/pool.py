@@ -19,9 +19,11 @@ from domain.events import (
     CandidateRecorded,
     CandidatesFetchFailed,
     Criteria,
+    Pinned,
     streams,
 )
 from domain.pool import Listing, criteria, eligible, heavy_repository
+from domain.state.methodology import Methodology
 from ledger.ledger import Ledger
 
 MOST_PAGES = 10
@@ -71,7 +73,7 @@ def fetch_candidates(
     stars, read and judged (conditionally on the answers `known` candidates were last recorded
     with); all of the round appended at once, or only its failure."""
     _not_before_retry(ledger, now)
-    last = _last_records(ledger, known)
+    last = last_records(ledger, known)
     held = {a.url: a for event in last.values() for a in event.answers if a.etag and a.sha256}
     cut_short: tuple[type[Exception], ...] = (*failures, _ListingMoved)
     try:
@@ -141,7 +143,7 @@ def _recorded(
     )
 
 
-def _last_records(ledger: Ledger, projects: Collection[str]) -> dict[str, CandidateRecorded]:
+def last_records(ledger: Ledger, projects: Collection[str]) -> dict[str, CandidateRecorded]:
     """Each known candidate's last record."""
     last = {}
     for project in projects:
@@ -184,4 +186,23 @@ def _row(event: CandidateRecorded, excluded: bool) -> CandidateRow:
         commit=c.commit,
         criteria=event.criteria,
         eligible=eligible(event.criteria, excluded),
+    )
+
+
+class Selection(msgspec.Struct, frozen=True, kw_only=True):
+    """`pool select --json` (ARCHITECTURE.md, Project pool): never the secret list."""
+
+    cycle: str
+    public: list[Pinned]
+    secret_count: int
+    secret_commitment: str
+
+
+def selection(state: Methodology, cycle: str) -> Selection:
+    chosen = state.selections[cycle]
+    return Selection(
+        cycle=cycle,
+        public=chosen.public,
+        secret_count=len(chosen.secret),
+        secret_commitment=chosen.commitment,
     )

@@ -58,6 +58,8 @@ from domain.events.pool import (
     CandidateRecorded,
     CandidatesFetchFailed,
     Criteria,
+    Pinned,
+    PoolSelected,
 )
 from domain.events.runner import (
     AgentExited,
@@ -165,6 +167,7 @@ DomainEvent = (
     | EmergencyStopped
     | CandidateRecorded
     | CandidateExcluded
+    | PoolSelected
     | CandidatesFetchFailed
 )
 """The tagged union the ledger decodes; extend it with every new event type."""
@@ -219,7 +222,9 @@ __all__ = [
     "OperatorNotified",
     "OperatorRegistered",
     "OperatorRevoked",
+    "Pinned",
     "Pool",
+    "PoolSelected",
     "Project",
     "ProjectReviewCleared",
     "ProjectReviewed",

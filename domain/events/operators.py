@@ -4,7 +4,7 @@ by the facts it decides."""
 
 from __future__ import annotations
 
-from datetime import datetime
+from datetime import date, datetime
 from typing import Annotated, Literal
 
 import msgspec
@@ -117,6 +117,15 @@ class ExcludeCandidate(Action, frozen=True, tag="exclude_candidate"):
     reason: Text
 
 
+class SelectPool(Action, frozen=True, tag="select_pool"):
+    """Section 6: draw a cycle's pools from the recorded candidates, `size` projects of which 20 %
+    secret, as of the reference date `opens`."""
+
+    cycle: Text
+    opens: date
+    size: Annotated[int, msgspec.Meta(ge=1, le=500)]
+
+
 class AddOperator(Action, frozen=True, tag="add_operator"):
     """An owner registers a key (the first owner registers itself: `operator init`)."""
 
@@ -144,6 +153,7 @@ OperatorAction = (
     | RequestReproduction
     | RequestStronger
     | ExcludeCandidate
+    | SelectPool
     | AddOperator
     | RevokeOperator
 )

@@ -88,6 +88,36 @@ class CandidateExcluded(Event, frozen=True):
         return streams.candidate(self.project)
 
 
+class Pinned(Value, frozen=True):
+    """A project of a pool at the commit it is tested at."""
+
+    project: Repository
+    commit: Commit
+
+
+class PoolSelected(Event, frozen=True):
+    """Section 6: a cycle's pools as drawn by a signed `select_pool`, from the candidates recorded
+    at the position it followed, in the order of `seed` (recorded, so the draw replays). The
+    secret list and its salt stay off every public answer until the cycle is closed; the
+    commitment is public from the selection on."""
+
+    cycle: Text
+    opens: date
+    size: int
+    seed: str
+    public: list[Pinned]
+    secret: list[Pinned]
+    commitment: str
+    salt: str
+    heavy: list[str]
+    """The projects over 500 MB according to GitHub (v1.2: the heavy budget)."""
+    operator: str
+
+    @property
+    def stream(self) -> str:
+        return streams.cycle(self.cycle)
+
+
 class CandidatesFetchFailed(Event, frozen=True):
     """A round of `pool candidates` the API cut short: nothing of it is recorded but this, and it
     is tried again later (`retry_at` for a rate limit)."""

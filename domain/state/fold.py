@@ -10,6 +10,8 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import msgspec
+
 from domain.environment_qa import Finding
 from domain.events import (
     AgentRegistered,
@@ -26,6 +28,10 @@ from domain.events import (
     OperatorActed,
     OperatorRegistered,
     OperatorRevoked,
+    Pinned,
+    Pool,
+    PoolSelected,
+    Project,
     ProjectReviewed,
     PublicationApproved,
     RecordingWithheld,
@@ -63,6 +69,7 @@ Decided = (
     | ReproductionRequested
     | StrongerRequested
     | CandidateExcluded
+    | PoolSelected
 )
 
 
@@ -116,6 +123,7 @@ def apply(
             | ReproductionRequested()
             | StrongerRequested()
             | CandidateExcluded()
+            | PoolSelected()
         ) if authorized(model.authority, position, event) and _applies(model, event):
             _decided(model, position, event)
     return model
@@ -164,9 +172,17 @@ def _applies(model: Methodology, fact: Decided) -> bool:
             return _dispute_applies(model, fact)
         case StrongerRequested():
             return fact.project not in model.stronger_requested.get(fact.cycle, {})
-        case CandidateExcluded():
-            return fact.project in model.candidates
+        case CandidateExcluded() | PoolSelected():
+            return _pool_applies(model, fact)
     return True
+
+
+def _pool_applies(model: Methodology, fact: CandidateExcluded | PoolSelected) -> bool:
+    """An exclusion names a recorded candidate; a selection, a cycle with a roster and no pool."""
+    if isinstance(fact, CandidateExcluded):
+        return fact.project in model.candidates
+    opened = model.cycles.get(fact.cycle)
+    return opened is not None and not opened.projects and fact.cycle not in model.selections
 
 
 def _dispute_applies(model: Methodology, fact: DisputeOpened | DisputeResolved) -> bool:
@@ -198,6 +214,29 @@ def _decided(model: Methodology, position: int, fact: Decided) -> None:
             model.stronger_requested.setdefault(fact.cycle, {})[fact.project] = position
         case CandidateExcluded():
             model.excluded[fact.project] = fact.reason
+        case PoolSelected():
+            _pool(model, fact)
+
+
+def _pool(model: Methodology, selection: PoolSelected) -> None:
+    """Section 6: the cycle's pool is the one drawn, each project at its commit, heavy where
+    GitHub says it is over 500 MB."""
+    model.selections[selection.cycle] = selection
+    pools: list[tuple[Pool, Pinned]] = [("public", p) for p in selection.public]
+    pools += [("secret", p) for p in selection.secret]
+    projects = [
+        Project(
+            id=p.project,
+            source_type="repository",
+            pool=pool,
+            repo=f"https://github.com/{p.project}",
+            commit=p.commit,
+            heavy=p.project in selection.heavy,
+        )
+        for pool, p in pools
+    ]
+    cycle = model.cycles[selection.cycle]
+    model.cycles[selection.cycle] = msgspec.structs.replace(cycle, projects=projects)
 
 
 def _acted_at(model: Methodology) -> int | None:

@@ -14,6 +14,7 @@ from domain.errors import NotFound
 from domain.events import (
     AgentRegistered,
     CycleOpened,
+    PoolSelected,
     ReproductionReported,
     ReproductionRequested,
     RunRecorded,
@@ -75,6 +76,8 @@ class Methodology(msgspec.Struct, kw_only=True):
     """Each project recorded as a candidate for the pool: the position of its last record."""
     excluded: dict[str, str] = msgspec.field(default_factory=dict)
     """Candidates an operator excluded from the pool, with the reason (section 6)."""
+    selections: dict[str, PoolSelected] = msgspec.field(default_factory=dict)
+    """Cycle: its pools as a signed `select_pool` drew them (section 6)."""
     authority: Authority = msgspec.field(default_factory=Authority)
     """Operators' keys, their sequences, and the approvals for the public."""
 
