@@ -36,6 +36,7 @@ from domain.events import (
 )
 from domain.siiq import METHOD_VERSION
 from domain.siiq.attributions import attributions, sources_of
+from domain.siiq.cadence import hourly_run
 from domain.siiq.guards import Seen
 from domain.siiq.index import IndexDocument, build_index
 from domain.siiq.records import Benchmark, CalibrationSummary, Result
@@ -80,6 +81,9 @@ class Guards(msgspec.Struct, kw_only=True):
     halted: SiiqUpdateHalted | None = None
     publication_halt: PublicationHalted | None = None
     halt_runs: int = 0
+    """The hourly runs the publication has been halted for (section 8's six)."""
+    halt_hour: datetime | None = None
+    """When the last of those runs was counted."""
     publication_released: bool = False
     last_run: datetime | None = None
     publications: list[int] = []
@@ -106,7 +110,7 @@ class Siiq(msgspec.Struct, kw_only=True):
 
 
 class SiiqProjection:
-    name = "siiq.v5"
+    name = "siiq.v6"
     model_type = Siiq
 
     def initial(self) -> Siiq:
@@ -190,7 +194,9 @@ def _guard(guards: Guards, recorded: RecordedEvent) -> None:  # noqa: PLR0912
             if notice.subject in guards.frozen:
                 guards.frozen[notice.subject].notified = True
         case PublicationHalted() as halt:
-            guards.publication_halt, guards.halt_runs = halt, guards.halt_runs + 1
+            guards.publication_halt = halt
+            if hourly_run(guards.halt_hour, halt.at):
+                guards.halt_runs, guards.halt_hour = guards.halt_runs + 1, halt.at
         case SiiqPublished() as published:
             _published(guards, recorded.position)
             ranked = set(published.ranked)
@@ -237,7 +243,7 @@ def _ran(guards: Guards, ran: SiiqUpdateRan) -> None:
 
 def _published(guards: Guards, position: int) -> None:
     guards.publications.append(position)
-    guards.publication_halt, guards.halt_runs = None, 0
+    guards.publication_halt, guards.halt_runs, guards.halt_hour = None, 0, None
     guards.publication_released = False
     guards.changed_since_publication = []
     guards.recalibrated_since_publication = False
