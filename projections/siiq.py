@@ -285,12 +285,19 @@ NO_CALIBRATION = CalibrationSummary(
 
 def index_document(state: Siiq, as_of: int) -> IndexDocument:
     """/data/index.json: the published inputs scored with the calibration in force, with the
-    method's version (section 11) and the attributions of section 10."""
+    method's version (section 11), the attributions of section 10 and, when the latest
+    calibration was rejected, why (section 3)."""
+    decision = state.last_decision
+    rejected = decision.calibration.reason if isinstance(decision, CalibrationRejected) else None
     if state.in_force is None or (state.inputs is None and not state.guards.values):
-        return IndexDocument(version=state.version, calibration=NO_CALIBRATION, models=[])
+        return IndexDocument(
+            version=state.version, calibration=NO_CALIBRATION, models=[], rejected=rejected
+        )
     document = build_index(published_results(state), state.in_force.calibration)
     if state.guards.values:
         credited = attributions(v.source for v in state.guards.values.values())
     else:
         credited = attributions(sources_of(state.inputs.inputs if state.inputs else {}))
-    return msgspec.structs.replace(document, version=state.version, attributions=credited)
+    return msgspec.structs.replace(
+        document, version=state.version, attributions=credited, rejected=rejected
+    )
