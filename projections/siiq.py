@@ -40,7 +40,7 @@ from domain.siiq.cadence import hourly_run
 from domain.siiq.guards import Seen
 from domain.siiq.index import IndexDocument, build_index
 from domain.siiq.records import Benchmark, CalibrationSummary, Result
-from domain.siiq.versions import bump
+from domain.siiq.versions import bump, major
 from domain.state.authority import authorized, fold_authority
 from domain.state.records import Authority
 from ledger.actions import SIGNATURES
@@ -104,6 +104,12 @@ class Siiq(msgspec.Struct, kw_only=True):
     last_rejected: CalibrationRejected | None = None
     last_decision: CalibrationAccepted | CalibrationRejected | None = None
     version: str = METHOD_VERSION
+    inputs_at: int = 0
+    """The position of `inputs`."""
+    majors: dict[str, int] = {}
+    """Section 11: where each major version after the first began (by its number): its
+    calibration's position, or that of the inputs recorded with it (the index changes from
+    there)."""
     guards: Guards = msgspec.field(default_factory=Guards)
     authority: Authority = msgspec.field(default_factory=Authority)
     """Who may release a hold or approve a revision (ARCHITECTURE.md, "Authority")."""
@@ -120,9 +126,13 @@ class SiiqProjection:
         guards = model.guards
         match recorded.event:
             case SiiqInputsRecorded() as inputs:
-                model.inputs = inputs
+                model.inputs, model.inputs_at = inputs, recorded.position
             case CalibrationAccepted() as accepted:
                 model.in_force = model.last_decision = accepted
+                if major(accepted.calibration.version) != major(model.version):
+                    with_inputs = model.inputs_at == recorded.position - 1
+                    start = model.inputs_at if with_inputs else recorded.position
+                    model.majors[str(major(accepted.calibration.version))] = start
                 model.version = accepted.calibration.version
                 guards.recalibrated_since_publication = True
             case CalibrationRejected() as rejected:
