@@ -16,6 +16,7 @@ from datetime import datetime
 
 import msgspec
 import structlog
+from eventsourcing.persistence import PersistenceError
 
 from api.services.ports import CrossChecking, SourceReading
 from api.services.siiq_publication import SiteCheck
@@ -38,8 +39,8 @@ class WatchRound(msgspec.Struct, frozen=True, kw_only=True):
     fetched: list[FetchRow] = []
     update: UpdateReport | None = None
     error: str | None = None
-    """Why the round stopped part way (a source reader or the database failing); the next
-    round starts over from the ledger."""
+    """Why the round stopped part way (a source's file not stored, the database unreachable);
+    the next round starts over from the ledger."""
 
 
 class Watch:
@@ -68,7 +69,7 @@ class Watch:
         try:
             fetched = fetch_sources(self.ledger, self.reader, self.sources).sources
             update = update_siiq(self.ledger, self.checker, self.clock(), self.site)
-        except (ArgusicError, OSError) as e:  # the watch outlives one round's failure
+        except (ArgusicError, OSError, PersistenceError) as e:  # the watch outlives a round
             error = f"{type(e).__name__}: {e}"
             log.error("siiq_watch_round_failed", round=number, error=error)
         return WatchRound(

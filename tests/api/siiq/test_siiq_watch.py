@@ -5,6 +5,7 @@ publication counts."""
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import select
@@ -165,3 +166,48 @@ def test_the_watch_rounds_are_the_hourly_runs_a_halted_publication_counts(world:
     outcomes = [r.update.publication for r in hourly if r.update]
     assert [p.published for p in outcomes if p] == [False, False, False, False, True]
     assert "Model F" not in {m["slug"] for m in world.index()["models"]}
+
+
+class FullDiskOnce:
+    """A source reader whose first read fails to archive its file (a full disk)."""
+
+    def __init__(self, reader: Any) -> None:
+        self.reader, self.failed = reader, False
+
+    def read(self, *args: Any) -> Any:
+        if not self.failed:
+            self.failed = True
+            raise OSError(errno.ENOSPC, "No space left on device")
+        return self.reader.read(*args)
+
+
+def test_a_round_that_fails_is_reported_and_the_next_round_starts_over(world: World) -> None:
+    seen: list[WatchRound] = []
+    stop = threading.Event()
+
+    def emit(report: WatchRound) -> None:
+        seen.append(report)
+        world.now += timedelta(hours=1)
+        if len(seen) == 2:
+            stop.set()
+
+    with (
+        world.argusic.source_reader(world.config) as reader,
+        ChatCrossChecker(world.stand_in.url, "other-family", "token") as checker,
+    ):
+        runner = Watch(
+            world.ledger,
+            FullDiskOnce(reader),
+            sources=world.config.sources,
+            checker=checker,
+            clock=lambda: world.now,
+        )
+        watch(runner.round, 0, stop, emit)
+    failed, then = seen
+    assert failed.error == "OSError: [Errno 28] No space left on device"
+    assert (failed.fetched, failed.update) == ([], None)
+    assert failed.size == 0  # nothing of the round was appended before the failure
+    assert then.error is None
+    assert then.update is not None
+    assert then.update.published > 0
+    assert then.size == world.ledger.size()
