@@ -36,10 +36,11 @@ from domain.events import (
 )
 from domain.siiq import METHOD_VERSION
 from domain.siiq.attributions import attributions, sources_of
+from domain.siiq.cadence import hourly_run
 from domain.siiq.guards import Seen
 from domain.siiq.index import IndexDocument, build_index
 from domain.siiq.records import Benchmark, CalibrationSummary, Result
-from domain.siiq.versions import bump
+from domain.siiq.versions import bump, major
 from domain.state.authority import authorized, fold_authority
 from domain.state.records import Authority
 from ledger.actions import SIGNATURES
@@ -80,6 +81,9 @@ class Guards(msgspec.Struct, kw_only=True):
     halted: SiiqUpdateHalted | None = None
     publication_halt: PublicationHalted | None = None
     halt_runs: int = 0
+    """The hourly runs the publication has been halted for (section 8's six)."""
+    halt_hour: datetime | None = None
+    """When the last of those runs was counted."""
     publication_released: bool = False
     last_run: datetime | None = None
     publications: list[int] = []
@@ -100,13 +104,19 @@ class Siiq(msgspec.Struct, kw_only=True):
     last_rejected: CalibrationRejected | None = None
     last_decision: CalibrationAccepted | CalibrationRejected | None = None
     version: str = METHOD_VERSION
+    inputs_at: int = 0
+    """The position of `inputs`."""
+    majors: dict[str, int] = {}
+    """Section 11: where each major version after the first began (by its number): its
+    calibration's position, or that of the inputs recorded with it (the index changes from
+    there)."""
     guards: Guards = msgspec.field(default_factory=Guards)
     authority: Authority = msgspec.field(default_factory=Authority)
     """Who may release a hold or approve a revision (ARCHITECTURE.md, "Authority")."""
 
 
 class SiiqProjection:
-    name = "siiq.v5"
+    name = "siiq.v6"
     model_type = Siiq
 
     def initial(self) -> Siiq:
@@ -116,9 +126,13 @@ class SiiqProjection:
         guards = model.guards
         match recorded.event:
             case SiiqInputsRecorded() as inputs:
-                model.inputs = inputs
+                model.inputs, model.inputs_at = inputs, recorded.position
             case CalibrationAccepted() as accepted:
                 model.in_force = model.last_decision = accepted
+                if major(accepted.calibration.version) != major(model.version):
+                    with_inputs = model.inputs_at == recorded.position - 1
+                    start = model.inputs_at if with_inputs else recorded.position
+                    model.majors[str(major(accepted.calibration.version))] = start
                 model.version = accepted.calibration.version
                 guards.recalibrated_since_publication = True
             case CalibrationRejected() as rejected:
@@ -190,7 +204,9 @@ def _guard(guards: Guards, recorded: RecordedEvent) -> None:  # noqa: PLR0912
             if notice.subject in guards.frozen:
                 guards.frozen[notice.subject].notified = True
         case PublicationHalted() as halt:
-            guards.publication_halt, guards.halt_runs = halt, guards.halt_runs + 1
+            guards.publication_halt = halt
+            if hourly_run(guards.halt_hour, halt.at):
+                guards.halt_runs, guards.halt_hour = guards.halt_runs + 1, halt.at
         case SiiqPublished() as published:
             _published(guards, recorded.position)
             ranked = set(published.ranked)
@@ -237,7 +253,7 @@ def _ran(guards: Guards, ran: SiiqUpdateRan) -> None:
 
 def _published(guards: Guards, position: int) -> None:
     guards.publications.append(position)
-    guards.publication_halt, guards.halt_runs = None, 0
+    guards.publication_halt, guards.halt_runs, guards.halt_hour = None, 0, None
     guards.publication_released = False
     guards.changed_since_publication = []
     guards.recalibrated_since_publication = False
@@ -279,12 +295,19 @@ NO_CALIBRATION = CalibrationSummary(
 
 def index_document(state: Siiq, as_of: int) -> IndexDocument:
     """/data/index.json: the published inputs scored with the calibration in force, with the
-    method's version (section 11) and the attributions of section 10."""
+    method's version (section 11), the attributions of section 10 and, when the latest
+    calibration was rejected, why (section 3)."""
+    decision = state.last_decision
+    rejected = decision.calibration.reason if isinstance(decision, CalibrationRejected) else None
     if state.in_force is None or (state.inputs is None and not state.guards.values):
-        return IndexDocument(version=state.version, calibration=NO_CALIBRATION, models=[])
+        return IndexDocument(
+            version=state.version, calibration=NO_CALIBRATION, models=[], rejected=rejected
+        )
     document = build_index(published_results(state), state.in_force.calibration)
     if state.guards.values:
         credited = attributions(v.source for v in state.guards.values.values())
     else:
         credited = attributions(sources_of(state.inputs.inputs if state.inputs else {}))
-    return msgspec.structs.replace(document, version=state.version, attributions=credited)
+    return msgspec.structs.replace(
+        document, version=state.version, attributions=credited, rejected=rejected
+    )

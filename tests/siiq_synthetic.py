@@ -63,6 +63,13 @@ def write_inputs(
     problem: Problem, folder: Path, reference: list[str] | None = None
 ) -> dict[str, Path]:
     """The problem as the three normalised input files."""
+    return write_files(folder, problem.results, problem.benchmarks, reference or problem.reference)
+
+
+def write_files(
+    folder: Path, results: list[Result], benchmarks: list[Benchmark], reference: list[str]
+) -> dict[str, Path]:
+    """Results, benchmarks and a reference group as `siiq calibrate`'s three input files."""
     paths = {
         "results": folder / "results.csv",
         "benchmarks": folder / "benchmarks.csv",
@@ -75,7 +82,7 @@ def write_inputs(
         )
         writer.writerows(
             [r.model, r.benchmark, repr(r.score), r.evaluator, r.released, r.config, r.source]
-            for r in problem.results
+            for r in results
         )
     with paths["benchmarks"].open("w", newline="") as file:
         writer = csv.writer(file, lineterminator="\n")
@@ -84,9 +91,9 @@ def write_inputs(
         )
         writer.writerows(
             [b.benchmark, b.family, b.area, b.evaluator, b.chance, b.ceiling, b.n, b.n_kind]
-            for b in problem.benchmarks
+            for b in benchmarks
         )
-    paths["reference"].write_text("\n".join(reference or problem.reference) + "\n")
+    paths["reference"].write_text("\n".join(reference) + "\n")
     return paths
 
 

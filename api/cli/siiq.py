@@ -1,12 +1,15 @@
-"""`argusic siiq calibrate | update | report | index | recompute`."""
+"""`argusic siiq calibrate | update | watch | report | index | recompute`."""
 
 from __future__ import annotations
 
 import os
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import click
+import msgspec
 
 from api.cli.output import (
     Session,
@@ -21,7 +24,9 @@ from api.services.calibrate import calibrate_files, recompute_document
 from api.services.siiq_publication import publish_check
 from api.services.siiq_report import report_markdown, siiq_report
 from api.services.siiq_update import HoldsReport, UpdateReport, holds_report, update_siiq
+from api.services.siiq_watch import Watch, WatchRound, watch
 from api.wiring import crosscheck_stand_in, crosschecker
+from domain.siiq.cadence import EVERY_SECONDS
 from domain.siiq.index import IndexDocument
 from domain.siiq.records import CalibrationSummary
 
@@ -102,6 +107,47 @@ def update_command(session: Session, as_json: bool) -> None:
     try:
         site = site_check(argusic)
         emit(update_siiq(argusic.ledger, checker, argusic.clock(), site), _update_human)
+    finally:
+        if checker is not None:
+            checker.close()
+
+
+def _round_line(report: WatchRound) -> None:
+    sys.stdout.buffer.write(msgspec.json.encode(report) + b"\n")
+    sys.stdout.buffer.flush()
+
+
+@siiq.command("watch")
+@click.option(
+    "--every",
+    type=click.FloatRange(min=0, min_open=True),
+    default=EVERY_SECONDS,
+    show_default=True,
+    help="Seconds from one round's start to the next's.",
+)
+@pass_session
+def watch_command(session: Session, every: float) -> None:
+    """Section 8 on a schedule: each round fetches every source (ARGUSIC_SOURCES_CONFIG) and
+    runs `siiq update`; one JSON line a round on stdout. SIGTERM or SIGINT during a round
+    lets it finish (its appends all made), between rounds ends the watch at once."""
+    stop = threading.Event()
+    for signum in (signal.SIGTERM, signal.SIGINT):
+        signal.signal(signum, lambda *_: stop.set())
+    argusic = session.argusic
+    config = argusic.sources_config()
+    checker = crosschecker(os.environ)
+    try:
+        with argusic.source_reader(config) as reader:
+            site = site_check(argusic)
+            rounds = Watch(
+                argusic.ledger,
+                reader,
+                sources=config.sources,
+                checker=checker,
+                clock=argusic.clock,
+                site=site,
+            )
+            watch(rounds.round, every, stop, _round_line)
     finally:
         if checker is not None:
             checker.close()

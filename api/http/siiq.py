@@ -21,6 +21,14 @@ def index_json(siiq: NamedDependency[SiiqQueries], as_of: AsOf = None) -> IndexD
     return siiq.index(as_of)
 
 
+@get("/data/archive/{major:int}/index.json", sync_to_thread=True, responses=READ)
+def archived_index(
+    siiq: NamedDependency[SiiqQueries], major: FromPath[int], as_of: AsOf = None
+) -> IndexDocument:
+    """SI-IQ sections 3 and 11: the last index of an earlier major version of the method."""
+    return siiq.archive(major, as_of)
+
+
 @get("/siiq", sync_to_thread=True, responses=READ, opt=page("siiq_index.html"))
 def siiq_index(siiq: NamedDependency[SiiqQueries], as_of: AsOf = None) -> IndexDocument:
     """The index as a page: the same document as /data/index.json."""
@@ -62,6 +70,7 @@ router = Router(
     "/",
     route_handlers=[
         index_json,
+        archived_index,
         siiq_index,
         siiq_model,
         evidence_jsonl,

@@ -40,6 +40,7 @@ from projections.views.run import RunView, run_view
 from projections.views.siiq_publication import (
     HistoryDocument,
     HoldRow,
+    archived_indexes,
     guarded_evidence,
     history_document,
     holds,
@@ -310,6 +311,19 @@ class SiiqQueries:
 
     def status(self, as_of: int | None = None) -> StatusDocument:
         return self.status_at(self.position(as_of))
+
+    def archive(self, major: int, as_of: int | None = None) -> IndexDocument:
+        """/data/archive/{major}/index.json (SI-IQ sections 3 and 11): the last index served
+        under an earlier major version; a major version not archived names the ones that are."""
+        position = self.position(as_of)
+        found = self.reader.look(lambda state, _: archived_indexes(state, position))
+        if major not in found:
+            listed = ", ".join(str(m) for m in sorted(found)) or "none yet"
+            raise NotFound(
+                f"no index of major version {major} is archived (an earlier major version's "
+                f"last index is); archived major versions: {listed}"
+            )
+        return self.index_at(found[major])
 
     def index_at(self, position: int) -> IndexDocument:
         return self.reader.answer(("index",), index_document, position)

@@ -19,6 +19,7 @@ from api.services.calibrate import recompute_document
 from api.services.queries import SiiqQueries
 from domain.events import DomainEvent, OperatorNotified, PublicationHalted, SiiqPublished
 from domain.siiq import guards as rules
+from domain.siiq.cadence import hourly_run
 from domain.siiq.index import IndexDocument
 from ledger.ledger import Ledger
 
@@ -91,7 +92,7 @@ def publish_siiq(
     if halt is None and site is not None and (halt := site(queries, head)) is not None:
         models = []  # a person's release lets moved scores out, never a page that is broken
     if halt is not None:
-        runs = guards.halt_runs + 1
+        runs = guards.halt_runs + hourly_run(guards.halt_hour, now)
         changed = guards.changed_since_publication
         if not models or not rules.resume_allowed(models, changed, runs):
             events: list[DomainEvent] = [PublicationHalted(at=now, reason=halt, models=models)]

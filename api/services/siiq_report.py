@@ -13,6 +13,7 @@ from api.services.sources import SourcesQueries
 from domain.siiq.attributions import Attribution, attributions
 from domain.siiq.calibration import eligible
 from domain.siiq.data import Observations, select
+from domain.siiq.index import NOT_CALIBRATED
 from domain.siiq.intake import Intake
 from domain.siiq.matching import EPOCH, Match
 from domain.siiq.records import CalibrationSummary
@@ -23,8 +24,6 @@ from projections.siiq_sources import good_snapshots
 FITTED = "in the fitted set"
 FEW = "results, but not in the fitted set (fewer than 4 on kept benchmarks)"
 NONE = "no result"
-NOT_REACHED = "no result in the fitted group"
-"""A rejected calibration's benchmarks that step 1 did not leave out themselves."""
 
 
 class ReferenceMember(msgspec.Struct, frozen=True, kw_only=True):
@@ -120,7 +119,7 @@ def _reasons(summary: CalibrationSummary | None) -> list[str]:
     return reasons + [
         f"{b.benchmark}: {b.reason}"
         for b in summary.benchmarks
-        if not b.kept and (summary.accepted or b.reason != NOT_REACHED)
+        if not b.kept and (summary.accepted or b.reason != NOT_CALIBRATED)
     ]
 
 

@@ -21,6 +21,8 @@ FEW_REFERENCE = "fewer than 3 reference-group models"
 NOT_CONNECTED = "not connected to the largest group"
 RANK_CHECK = "dropped by the rank check"
 ALPHA_AT_FLOOR = "loading at the 0.05 floor"
+NOTHING_TO_FIT = "no benchmark has 10 models with 4 results, 3 of them in the reference group"
+"""Step 1 left nothing to fit (an empty reference group: a fold holding every member, A19)."""
 
 
 class CalibrationCheckFailed(Exception):
@@ -289,6 +291,8 @@ def calibrate(full: Observations, reference: Set[str]) -> Calibration:
             raise CalibrationCheckFailed(
                 f"reference model {missing[0]} is missing from the fitted set", dropped | left_out
             )
+        if not obs.models:
+            raise CalibrationCheckFailed(NOTHING_TO_FIT, dropped | left_out)
         current = fit(obs, reference)
         if not all(np.all(np.isfinite(a)) for a in (*current.params, current.theta)):
             raise CalibrationCheckFailed("the fit produces non-finite values", dropped | left_out)

@@ -37,6 +37,11 @@ from domain.siiq.scores import (
     weights,
 )
 
+NO_RESULT_IN_FIT = "no result in the fitted group"
+NOT_CALIBRATED = "not calibrated: the calibration was rejected"
+"""A rejected calibration's benchmarks that step 1 did not leave out themselves: it fitted
+nothing, so no benchmark was in or out of a fitted group."""
+
 
 def run_calibration(
     obs: Observations, benchmarks: Sequence[Benchmark], invalid: Set[str], reference: Sequence[str]
@@ -85,19 +90,21 @@ def _summary(
     reference: Sequence[str],
     found: tuple[float | None, int, int],
 ) -> CalibrationSummary:
-    kept: dict[str, tuple[float, float, float]] = {}
+    kept: dict[str, tuple[float, float, float, int]] = {}
     if main is not None:
         fit = main.fit
         kept = {
-            b.benchmark: (float(a), float(be), float(s))
-            for b, a, be, s in zip(
+            b.benchmark: (float(a), float(be), float(s), int(models))
+            for b, a, be, s, models in zip(
                 fit.obs.benchmarks,
                 fit.params.alpha,
                 fit.params.beta,
                 fit.params.sigma2,
+                fit.obs.results_per_benchmark(),
                 strict=True,
             )
         }
+    not_kept = NO_RESULT_IN_FIT if main is not None else NOT_CALIBRATED
     rows = []
     for b in sorted(benchmarks, key=lambda x: x.benchmark):
         # An invalid configuration may hold non-numbers, which JSON cannot carry: shown as null.
@@ -106,11 +113,17 @@ def _summary(
             for k, v in msgspec.structs.asdict(b).items()
         }
         if b.benchmark in kept and main is not None:
-            alpha, beta, sigma2 = kept[b.benchmark]
-            extra = {"kept": True, "alpha": alpha, "beta": beta, "sigma2": sigma2}
+            alpha, beta, sigma2, models = kept[b.benchmark]
+            extra = {
+                "kept": True,
+                "alpha": alpha,
+                "beta": beta,
+                "sigma2": sigma2,
+                "models_in_fit": models,
+            }
             rows.append(msgspec.convert(fields | extra, BenchmarkParameters))
         else:
-            why = left_out.get(b.benchmark, "no result in the fitted group")
+            why = left_out.get(b.benchmark, not_kept)
             rows.append(
                 msgspec.convert(fields | {"kept": False, "reason": why}, BenchmarkParameters)
             )
@@ -160,6 +173,9 @@ class IndexDocument(msgspec.Struct, frozen=True, kw_only=True):
     calibration: CalibrationSummary
     models: list[ModelEntry]
     attributions: list[Attribution] = msgspec.field(default_factory=list)
+    rejected: str | None = None
+    """Why the latest calibration was rejected, when it was (section 3: the one in force, if
+    any, is the one before it)."""
 
 
 def calibrated_parameters(summary: CalibrationSummary) -> tuple[list[Benchmark], Parameters]:

@@ -57,6 +57,9 @@ class BenchmarkParameters(msgspec.Struct, frozen=True, kw_only=True):
     alpha: float | None = None
     beta: float | None = None
     sigma2: float | None = None
+    models_in_fit: int | None = None
+    """Section 1's "modelos en el ajuste": the fitted models whose results on it set its
+    parameters (none when not kept, and in calibrations recorded before it was counted)."""
 
 
 class CalibrationSummary(msgspec.Struct, frozen=True, kw_only=True):

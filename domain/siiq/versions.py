@@ -14,6 +14,11 @@ from domain.siiq.records import CalibrationSummary
 Kind = Literal["patch", "minor", "major"]
 
 
+def major(version: str) -> int:
+    """A version's major number (section 11)."""
+    return int(version.split(".", 1)[0])
+
+
 def bump(version: str, kind: Kind) -> str:
     """The next version after `version` for a change of `kind`."""
     major, minor, patch = (int(part) for part in version.split("."))

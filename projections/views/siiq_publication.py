@@ -9,9 +9,11 @@ from datetime import datetime
 
 import msgspec
 
+from domain.siiq import METHOD_VERSION
 from domain.siiq.attributions import Attribution, attribution_text, attributions
 from domain.siiq.index import HistoryPoint, build_index
 from domain.siiq.records import Result
+from domain.siiq.versions import major
 from projections.siiq import Siiq
 from projections.siiq_sources import (
     EvidenceFileLine,
@@ -222,3 +224,33 @@ def siiq_status(sources: Sources, siiq: Siiq, as_of: int) -> StatusDocument:
         notifications=notices(siiq),
         last_update=guards.last_run,
     )
+
+
+def archived_indexes(siiq: Siiq, position: int) -> dict[int, int]:
+    """SI-IQ sections 3 and 11, /data/archive/: for each earlier major version whose index was
+    served, the position its last served index is as of, as of `position`. A major version's
+    index is served from its first publication (before any publication, from its calibration
+    on); the last one of the version before is the one served just before."""
+    publications = [p for p in siiq.guards.publications if p <= position]
+    starts = sorted((start, int(m)) for m, start in siiq.majors.items() if start <= position)
+    found: dict[int, int] = {}
+    for start, _ in starts:
+        last = _last_before(publications, start)
+        if last is not None and _major_at(starts, last) < _major_at(starts, start):
+            found[_major_at(starts, last)] = last
+    return found
+
+
+def _last_before(publications: list[int], start: int) -> int | None:
+    """The position the documents served just before those of a version begun at `start` are
+    as of; None while they are still served."""
+    if not publications or publications[0] > start:
+        return start - 1
+    later = [p for p in publications if p - 1 >= start]
+    if not later:
+        return None
+    return max(p for p in publications if p < later[0]) - 1
+
+
+def _major_at(starts: list[tuple[int, int]], position: int) -> int:
+    return max((m for start, m in starts if start <= position), default=major(METHOD_VERSION))

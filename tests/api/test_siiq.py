@@ -189,3 +189,41 @@ def test_the_http_index_and_model_page(
 def test_before_any_calibration_the_index_is_empty(ledger: Ledger) -> None:
     index = SiiqQueries(ledger).index()
     assert (index.models, index.calibration.accepted) == ([], False)
+
+
+def test_the_last_index_of_each_earlier_major_version_stays_in_the_archive(
+    ledger: Ledger, problem: Problem, inputs: dict[str, Path], settings: Settings, tmp_path: Path
+) -> None:
+    """SI-IQ section 3: "el último índice de cada versión mayor anterior sigue disponible para
+    descarga en /data/archive/"; a major version not archived is a 404 naming those that are."""
+    calibrate(ledger, inputs)
+    first = publish(ledger, settings.home)
+    with TestClient(app=create_app(Argusic(settings, ledger))) as client:
+        missing = client.get("/data/archive/1/index.json")
+        assert missing.status_code == 404
+        assert missing.json()["detail"].endswith("archived major versions: none yet")
+    smaller = tmp_path / "smaller"
+    smaller.mkdir()
+    paths = write_inputs(problem, smaller, problem.reference[:-4])
+    major = calibrate_files(
+        ledger, paths["results"], paths["benchmarks"], paths["reference"], major=True
+    )
+    assert major.version == "2.0.0"
+    second = publish(ledger, settings.home)
+    with TestClient(app=create_app(Argusic(settings, ledger))) as client:
+        archived = client.get("/data/archive/1/index.json")
+        assert archived.status_code == 200
+        assert archived.content == client.get(f"/data/index.json?as_of={first}").content
+        assert archived.json()["version"] == "1.0.0"
+        assert client.get("/data/index.json").json()["version"] == "2.0.0"
+        for current_or_unknown in (2, 7):
+            answer = client.get(f"/data/archive/{current_or_unknown}/index.json")
+            assert answer.status_code == 404
+            assert answer.json()["detail"] == (
+                f"no index of major version {current_or_unknown} is archived (an earlier major "
+                "version's last index is); archived major versions: 1"
+            )
+        assert client.get(f"/data/archive/1/index.json?as_of={first}").status_code == 404
+        assert client.get(f"/data/archive/1/index.json?as_of={second}").content == (
+            archived.content
+        )

@@ -7,21 +7,28 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from html.parser import HTMLParser
+from pathlib import Path
 from typing import Any
 
+import msgspec
 import pytest
 from litestar.testing import TestClient
 
 from adapters.artifacts import FileArtifactStore
 from adapters.banners import banner_patterns
 from api.http import create_app
+from api.services.calibrate import calibrate_files
 from api.services.ingest import ingest
 from api.web.plots import _draw
 from api.web.templating import TEMPLATES, shown_text
 from api.wiring import Argusic, Settings, init
+from domain.siiq.index import NOT_CALIBRATED
+from domain.siiq.records import CalibrationSummary
+from ledger.ledger import Ledger
 from tests.conftest import load_bundled_demo
 from tests.publishing import publish
 from tests.records import run, write
+from tests.siiq_synthetic import Problem, write_files
 
 HTML = {"Accept": "text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8"}
 EM_DASH = "\u2014"
@@ -213,3 +220,108 @@ def test_the_agents_page_shows_the_roster_of_a_published_cycle(client: TestClien
     assert "Demo Compute Sponsor" in page  # section 13: the sponsorship shown with the results
     assert "quiet-vault" not in page  # October's secret pool, unpublished
     assert "night-owl" in page
+
+
+class BenchmarkRows(HTMLParser):
+    """The /siiq benchmark table's cells, by the row's benchmark."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.rows: dict[str, list[str]] = {}
+        self.row: list[str] | None = None
+        self.cell: list[str] | None = None
+
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        name = dict(attrs).get("data-benchmark")
+        if tag == "tr" and name:
+            self.row = self.rows.setdefault(name, [])
+        elif tag in {"td", "th"} and self.row is not None:
+            self.cell = []
+
+    def handle_endtag(self, tag: str) -> None:
+        if tag in {"td", "th"} and self.row is not None and self.cell is not None:
+            self.row.append("".join(self.cell).strip())
+            self.cell = None
+        elif tag == "tr":
+            self.row = None
+
+    def handle_data(self, data: str) -> None:
+        if self.cell is not None:
+            self.cell.append(data)
+
+
+def benchmark_rows(page: str) -> dict[str, list[str]]:
+    parser = BenchmarkRows()
+    parser.feed(page)
+    return parser.rows
+
+
+def shown_n(benchmark: dict[str, Any]) -> str:
+    """SI-IQ section 1's table: n, "≈" for an effective number, "*" for an assumed one."""
+    mark = {"effective": ("≈", ""), "assumed": ("", "*")}.get(benchmark["n_kind"], ("", ""))
+    return f"{mark[0]}{benchmark['n']:g}{mark[1]}"
+
+
+def test_the_siiq_page_shows_each_benchmarks_n_its_kind_and_its_models_in_the_fit(
+    client: TestClient[Any],
+) -> None:
+    document = client.get("/siiq").json()
+    rows = benchmark_rows(client.get("/siiq", headers=HTML).text)
+    benchmarks = document["calibration"]["benchmarks"]
+    assert set(rows) == {b["benchmark"] for b in benchmarks}
+    for b in benchmarks:
+        n, models = rows[b["benchmark"]][4:6]
+        assert n == shown_n(b)
+        assert b["models_in_fit"] == (int(models) if b["kept"] else None)
+    assert any(b["kept"] and b["models_in_fit"] >= 10 for b in benchmarks)
+    assert "The latest calibration was rejected" not in client.get("/siiq", headers=HTML).text
+
+
+def test_after_a_rejected_calibration_the_siiq_page_says_so_and_shows_the_one_in_force(
+    ledger: Ledger, settings: Settings, tmp_path: Path
+) -> None:
+    """SI-IQ section 3: a rejected calibration leaves the previous one in force; the page says
+    the latest was rejected and why, and which index is in force, and labels no benchmark as
+    if a rejected calibration had fitted a group."""
+    problem = Problem(models=80, benchmarks=15, present=0.7, seed=21, reference=30)
+    benchmarks = list(problem.benchmarks)
+    benchmarks[0] = msgspec.structs.replace(benchmarks[0], n=285.6, n_kind="effective")
+    benchmarks[1] = msgspec.structs.replace(benchmarks[1], n=100.0, n_kind="assumed")
+
+    def calibrate(reference: list[str]) -> CalibrationSummary:
+        folder = tmp_path / f"inputs-{ledger.size()}"
+        folder.mkdir()
+        paths = write_files(folder, problem.results, benchmarks, reference)
+        summary = calibrate_files(ledger, paths["results"], paths["benchmarks"], paths["reference"])
+        publish(ledger, settings.home)
+        return summary
+
+    def page() -> str:
+        with TestClient(app=create_app(Argusic(settings, ledger))) as http:
+            return http.get("/siiq", headers=HTML).text
+
+    missing = [*problem.reference, "no-such-model"]
+    rejected = calibrate(missing)
+    assert not rejected.accepted
+    assert {b.reason for b in rejected.benchmarks} == {NOT_CALIBRATED}
+    shown = page()
+    assert "The latest calibration was rejected" in shown
+    assert "reference model no-such-model is missing from the fitted set" in shown
+    assert "No calibration was accepted before it, so no index is in force" in shown
+    assert benchmark_rows(shown) == {}
+
+    assert calibrate(problem.reference).accepted
+    shown = page()
+    assert "was rejected" not in shown
+    rows = benchmark_rows(shown)
+    assert rows["bench-000"][4] == "≈285.6"
+    assert rows["bench-001"][4] == "100*"
+    assert rows["bench-002"][4] == "2000"
+
+    calibrate(missing)
+    shown = page()
+    assert "The latest calibration was rejected" in shown
+    assert "The index in force is the previous one, calibration version 1.0.0" in shown
+    assert benchmark_rows(shown) == rows
+    assert "no result in the fitted group" not in shown
+    assert NOT_CALIBRATED not in shown
