@@ -29,7 +29,15 @@ from ledger.ledger import Ledger
 from projections.runner import ReadModel
 from projections.siiq_sources import SiiqSourcesProjection, evidence_jsonl, status_document
 from tests.publishing import action_desk, publish
-from tests.sources_server import DATA, EPOCH_APR, EPOCH_JAN, SourceServer, epoch_zip, serving
+from tests.sources_server import (
+    DATA,
+    EPOCH_APR,
+    EPOCH_JAN,
+    SourceServer,
+    epoch_zip,
+    openrouter_benchmarks_fixture,
+    serving,
+)
 
 ZIP = "epoch/benchmark_data.zip"
 FILES = {
@@ -308,7 +316,7 @@ def test_the_evidence_file_and_the_status_over_http(
         lines = [json.loads(line) for line in evidence.text.splitlines()]
         assert len(lines) > 1000
         assert set(lines[0]) >= {"model", "benchmark", "value", "row", "url", "sha256"}
-        assert {x["url"] for x in lines} == {server.url(ZIP)}
+        assert {x["url"] for x in lines} == {server.url(ZIP), server.url("bfcl/data_live.csv")}
         earlier = http.get(f"/data/evidence.jsonl?as_of={position}")
         assert earlier.text != evidence.text
         assert earlier.content == SourcesQueries(ledger).evidence(position)
@@ -366,8 +374,10 @@ def test_the_cli_fetches_updates_and_reports(
     calibration = update["calibration"]
     assert calibration["accepted"] is False
     assert calibration["reason"].startswith("reference models ")
-    for member in ("Gemma 3 12B", "Gemma 3 4B", "Qwen3-14B", "gpt-oss-20b", "DeepSeek-V3.2-Exp"):
+    for member in ("Gemma 3 12B", "Gemma 3 4B", "Qwen3-14B", "gpt-oss-20b"):
         assert member in calibration["reason"]
+    # BFCL's live table gives DeepSeek-V3.2-Exp the fourth result Epoch's tables lack.
+    assert "DeepSeek-V3.2-Exp" not in calibration["reason"]
     stand_in = CrossCheckStandIn().start()
     env["ARGUSIC_CROSSCHECK_URL"] = stand_in.url
     try:
@@ -390,3 +400,75 @@ def test_the_cli_fetches_updates_and_reports(
     members = {m["member"]: m for m in data["reference"]}
     assert members["Qwen3-235B-A22B-Thinking (Jul 2025)"]["results"] >= 4
     assert members["Gemma 3 4B"]["results"] == 0
+
+
+BFCL_TABLES = ["bfcl/data_non_live.csv", "bfcl/data_live.csv", "bfcl/data_multi_turn.csv"]
+
+
+def test_openrouter_gpqa_and_bfcl_rows_are_evidence_from_their_own_files(
+    ledger: Ledger, settings: Settings, server: SourceServer
+) -> None:
+    """SI-IQ sections 1 and 8: OpenRouter's GPQA Diamond run (its median provider per model)
+    and BFCL's own tables feed the index, each row named by the file it came from."""
+    server.change(ZIP, epoch_zip(EPOCH_APR))
+    bfcl = [server.put(p, (DATA / p).read_bytes()) for p in BFCL_TABLES]
+    openrouter = openrouter_benchmarks_fixture(server)
+    config = SourcesConfig({"epoch": [server.url(ZIP)], "bfcl": bfcl, "openrouter": [openrouter]})
+    rows = Round(ledger, settings, config)()
+    assert {row.status for row in rows.values()} == {"new"}
+    served = {
+        server.url(p): hashlib.sha256(server.files[p].body).hexdigest()
+        for p in [*BFCL_TABLES, ZIP, "fixture/openrouter/benchmarks/2026-11-30.json"]
+    }
+    lines = [json.loads(line) for line in SourcesQueries(ledger).evidence().splitlines()]
+    for line in lines:  # every line names the file its row was read from, by its own digest
+        assert served[line["url"]] == line["sha256"], line
+    by_source = {s: [x for x in lines if x["source"] == s] for s in ("bfcl", "openrouter")}
+    assert {x["url"] for x in by_source["bfcl"]} == set(bfcl)
+    assert {x["benchmark"] for x in by_source["bfcl"]} == {
+        "bfcl_non_live",
+        "bfcl_live",
+        "bfcl_multi_turn",
+    }
+    qwen = [x for x in by_source["bfcl"] if x["model"] == "Qwen3-14B"]
+    assert {x["row"]["Model"] for x in qwen} == {"Qwen3-14B (FC)", "Qwen3-14B (Prompt)"}
+    assert all(
+        x["value"] == float(x["row"]["Live Overall Acc"].rstrip("%")) / 100
+        for x in qwen
+        if x["benchmark"] == "bfcl_live"
+    )
+    # OpenRouter: one row per model, the median covering provider's, exactly as published.
+    gpqa = {x["model"]: x for x in by_source["openrouter"]}
+    assert {m: (x["row"]["provider"], x["value"]) for m, x in gpqa.items()} == {
+        "GPT-5": ("OpenAI", 0.8502),  # the developer's own hosting
+        "gpt-oss-120b": ("Groq", 0.7727),  # Together covered 180 of 198 a run: left out
+        "DeepSeek-R1 (May 2025)": ("DeepSeek", 0.7626),
+        "Gemini 2.5 Pro (Jun 2025)": ("Google Vertex", 0.8384),  # the lower of two own
+        "Llama 4 Maverick": ("DeepInfra", 0.6616),  # the lower middle of four
+    }
+    assert {x["benchmark"] for x in gpqa.values()} == {"openrouter_gpqa_diamond"}
+    assert {x["url"] for x in gpqa.values()} == {
+        server.url("fixture/openrouter/benchmarks/2026-11-30.json")
+    }
+    intake = SourcesQueries(ledger).intake()
+    assert intake is not None
+    waiting = {(m.source, m.name): m.reason for m in intake.waiting}
+    assert ("openrouter", "anthropic/claude-4.5-sonnet-20250929") in waiting
+    assert ("bfcl", "Gemma-3-4b-it (Prompt)") in waiting  # Epoch has no such group or version
+    assert intake.left_out["no provider covered 95% of the questions"] == 1  # Mistral Medium 3
+    definitions = {b.benchmark: b for b in intake.benchmarks}
+    assert definitions["openrouter_gpqa_diamond"].family == definitions["gpqa_diamond"].family
+    assert (definitions["bfcl_live"].n, definitions["bfcl_live"].n_kind) == (2251, "exact")
+    # A maintainer's signed alias brings a waiting name in; until then it counts nowhere.
+    desk = action_desk(ledger)
+    desk.init_owner(settings.home, "olga")
+    alias = ApproveAlias(
+        source="openrouter",
+        name="anthropic/claude-4.5-sonnet-20250929",
+        group="Claude Sonnet 4.5",
+        justification="OpenRouter's permaslug of claude-sonnet-4-5-20250929",
+    )
+    desk.act(operator_signer(settings.home, "olga"), alias)
+    after = [json.loads(line) for line in SourcesQueries(ledger).evidence().splitlines()]
+    sonnet = [x for x in after if x["source"] == "openrouter" and x["model"] == "Claude Sonnet 4.5"]
+    assert [x["row"]["provider"] for x in sonnet] == ["Anthropic"]
