@@ -75,7 +75,8 @@ def test_snapshot_decision_a_changed_file_is_recorded_once_with_only_its_changed
     unchanged_index_tables = [
         t.name
         for t in export("apr")[1]
-        if ("epoch", t.name) in BY_TABLE and streams.source_table("epoch", t.name, t.sha256) in known
+        if ("epoch", t.name) in BY_TABLE
+        and streams.source_table("epoch", t.name, t.sha256) in known
     ]
     assert not set(unchanged_index_tables) & recorded
 
