@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import sys
 import tempfile
+from collections import Counter
 from pathlib import Path
 
 import msgspec
@@ -24,6 +25,7 @@ from adapters.clock import utc_now
 from adapters.crosscheck import ChatCrossChecker, CrossCheckStandIn
 from adapters.sources.config import SourcesConfig
 from api.http import site_check
+from api.services.queries import SiiqQueries
 from api.services.siiq_report import FITTED, reference_members, report_markdown, siiq_report
 from api.services.siiq_update import update_siiq
 from api.services.sources import SourcesQueries, fetch_sources
@@ -55,6 +57,25 @@ SERVED = {
 }
 
 
+def evidence_files(argusic: Argusic) -> list[str]:
+    """/data/evidence.jsonl as published by the update, by the file each line's row came from
+    (section 8: every input row with its own file's address and SHA-256)."""
+    lines = [
+        msgspec.json.decode(line) for line in SiiqQueries(argusic.ledger).evidence().splitlines()
+    ]
+    count = Counter((x["source"], x["url"], x["sha256"]) for x in lines)
+    out = [
+        "## /data/evidence.jsonl by file",
+        "",
+        f"{len(lines)} lines, each naming the file its row was read from:",
+        "",
+        "| source | address | SHA-256 | lines |",
+        "|---|---|---|---:|",
+    ]
+    out += [f"| {s} | {u} | `{h}` | {n} |" for (s, u, h), n in sorted(count.items())]
+    return [*out, ""]
+
+
 def missing(argusic: Argusic) -> list[str]:
     """Every reference member outside the fitted set, with the reason, and the waiting names
     with the member's words once dates and an instruction-tuned "it" are left out: candidates a
@@ -80,6 +101,7 @@ def missing(argusic: Argusic) -> list[str]:
         + f"; {len(now)} stay outside:",
         "",
     ]
+    stuck: list[str] = []
     for member in members:
         if member.status == FITTED:
             continue
@@ -95,6 +117,15 @@ def missing(argusic: Argusic) -> list[str]:
             else "; no other name for it in the sources read"
         )
         out.append(f"- {member.member}: {member.status}{counted}{hint}")
+        if not candidates:
+            stuck.append(member.member)
+    if stuck:
+        out += [
+            "",
+            f"No waiting name in the sources read carries the words of {', '.join(stuck)}, so "
+            "approving the aliases above would still leave the calibration rejected (section 3: "
+            "a frozen reference member missing from the fitted set).",
+        ]
     return [*out, ""]
 
 
@@ -171,6 +202,7 @@ def main() -> None:
             "(`tests/fixtures/openrouter/`), served under `/fixture/openrouter/`; they give",
             "results only to members that Epoch's tables already put in the fitted set.",
             "",
+            *evidence_files(argusic),
             *missing(argusic),
             *diagnostic(argusic),
         ]

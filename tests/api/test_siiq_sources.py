@@ -9,6 +9,7 @@ import hashlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
@@ -16,11 +17,12 @@ import pytest
 from litestar.testing import TestClient
 
 from adapters.artifacts import FileArtifactStore
-from adapters.crosscheck import CrossCheckStandIn
+from adapters.crosscheck import ChatCrossChecker, CrossCheckStandIn
 from adapters.sources.config import SourcesConfig
 from adapters.sources.github import GitHubBases
 from api.http import create_app
 from api.services.operators import operator_signer
+from api.services.siiq_update import update_siiq
 from api.services.sources import FetchRow, SourcesQueries, fetch_sources
 from api.wiring import Argusic, Settings
 from domain.events import SourceSnapshotRecorded, SourceTableRecorded
@@ -472,3 +474,25 @@ def test_openrouter_gpqa_and_bfcl_rows_are_evidence_from_their_own_files(
     after = [json.loads(line) for line in SourcesQueries(ledger).evidence().splitlines()]
     sonnet = [x for x in after if x["source"] == "openrouter" and x["model"] == "Claude Sonnet 4.5"]
     assert [x["row"]["provider"] for x in sonnet] == ["Anthropic"]
+    # Checked and published by an update, the public file still names each row's own file.
+    stand_in = CrossCheckStandIn().start()
+    try:
+        with ChatCrossChecker(stand_in.url, "stand-in", "") as checker:
+            update = update_siiq(ledger, checker, datetime(2026, 12, 1, 6, tzinfo=UTC))
+    finally:
+        stand_in.stop()
+    assert not update.halted
+    assert update.published > 0
+    with client(ledger, settings) as http:
+        public = [json.loads(x) for x in http.get("/data/evidence.jsonl").text.splitlines()]
+    assert {x["source"] for x in public} == {"epoch", "bfcl", "openrouter"}
+    for line in public:
+        assert served[line["url"]] == line["sha256"], line
+    assert {x["row"]["provider"] for x in public if x["source"] == "openrouter"} == {
+        "OpenAI",
+        "Groq",
+        "DeepSeek",
+        "Google Vertex",
+        "DeepInfra",
+        "Anthropic",
+    }
