@@ -270,6 +270,18 @@ def configuration_problem(name: str, source: BenchmarkSource) -> str | None:
     return None
 
 
+def checked_configuration(benchmarks: dict[str, BenchmarkSource]) -> dict[str, BenchmarkSource]:
+    """The configuration as the index may read it: any benchmark whose n cannot be known the
+    way it says stops the import, naming it."""
+    problems = [p for n, s in benchmarks.items() if (p := configuration_problem(n, s))]
+    if problems:
+        raise ValueError("SI-IQ benchmark configuration: " + "; ".join(problems))
+    return benchmarks
+
+
+BENCHMARKS = checked_configuration(BENCHMARKS)
+
+
 def other_run(benchmark: str) -> str | None:
     """Section 8: the other benchmark of the index that ran the same questions from another
     source (GPQA Diamond by Epoch AI and by OpenRouter), which confirms a held value."""

@@ -496,3 +496,37 @@ def test_openrouter_gpqa_and_bfcl_rows_are_evidence_from_their_own_files(
         "DeepInfra",
         "Anthropic",
     }
+
+
+def test_one_manifest_two_datasets_each_its_own_snapshot(
+    ledger: Ledger, settings: Settings, server: SourceServer
+) -> None:
+    """Section 8: an address per dataset of OpenRouter's manifest, each reading the newest file
+    of its own dataset, fetched once and then answered by a conditional request."""
+    benchmarks = openrouter_benchmarks_fixture(server)
+    daily = openrouter_export("2026-11-29")
+    server.put("fixture/openrouter/rankings-daily/2026-11-29.json", daily)
+    manifest = json.loads(server.files["fixture/openrouter/manifest.json"].body)
+    manifest["files"].append(
+        {
+            "date": "2026-11-29",
+            "dataset": "rankings-daily",
+            "url": "rankings-daily/2026-11-29.json",
+            "sha256": hashlib.sha256(daily).hexdigest(),
+        }
+    )
+    server.change("fixture/openrouter/manifest.json", json.dumps(manifest).encode())
+    plain = benchmarks.removesuffix("#benchmarks")
+    fetch = Round(ledger, settings, SourcesConfig({"openrouter": [plain, benchmarks]}))
+    first = fetch()
+    assert {u: r.status for u, r in first.items()} == {
+        server.url("fixture/openrouter/rankings-daily/2026-11-29.json"): "new",
+        server.url("fixture/openrouter/benchmarks/2026-11-30.json"): "new",
+    }
+    tables = {s.address: [t.name for t in s.tables] for s in snapshots(ledger)}
+    assert tables == {
+        plain: ["2026-11-29.json", "2026-11-29.json#meta"],
+        benchmarks: ["benchmarks", "benchmarks#meta"],
+    }
+    assert {r.status for r in fetch().values()} == {"unchanged"}
+    assert server.statuses("fixture/openrouter/benchmarks/2026-11-30.json") == [200]

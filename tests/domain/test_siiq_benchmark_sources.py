@@ -6,11 +6,14 @@ from __future__ import annotations
 from datetime import date
 from pathlib import Path
 
+import pytest
+
 from adapters.sources import PARSERS
 from adapters.sources.tables import csv_table
 from domain.siiq.benchmark_sources import (
     BENCHMARKS,
     INDEX_SOURCES,
+    checked_configuration,
     configuration_problem,
     definition,
     distinct_question_cap,
@@ -125,3 +128,9 @@ def test_the_intake_reads_each_benchmark_from_its_own_source() -> None:
     assert lines["openrouter", "openrouter_gpqa_diamond"].sha256 == "a" * 64
     assert lines["bfcl", "bfcl_live"].url == "https://g/data_live.csv"
     assert intake.left_out["gpqa_diamond.csv not in the snapshot"] == 1
+
+
+def test_a_benchmark_whose_n_cannot_be_known_as_configured_stops_the_import() -> None:
+    broken = {"x": BENCHMARKS["hle"]._replace(se_column=None)}
+    with pytest.raises(ValueError, match="x: n is effective but no standard-error column"):
+        checked_configuration(broken)
