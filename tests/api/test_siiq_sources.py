@@ -22,10 +22,11 @@ from adapters.sources.config import SourcesConfig
 from adapters.sources.github import GitHubBases
 from api.http import create_app
 from api.services.operators import operator_signer
-from api.services.siiq_update import update_siiq
+from api.services.queries import SiiqQueries
+from api.services.siiq_update import UpdateReport, update_siiq
 from api.services.sources import FetchRow, SourcesQueries, fetch_sources
 from api.wiring import Argusic, Settings
-from domain.events import SourceSnapshotRecorded, SourceTableRecorded
+from domain.events import SourceSnapshotRecorded, SourceTableRecorded, value_key
 from domain.events.operators import ApproveAlias
 from ledger.ledger import Ledger
 from projections.runner import ReadModel
@@ -530,3 +531,46 @@ def test_one_manifest_two_datasets_each_its_own_snapshot(
     }
     assert {r.status for r in fetch().values()} == {"unchanged"}
     assert server.statuses("fixture/openrouter/benchmarks/2026-11-30.json") == [200]
+
+
+def test_a_move_over_ten_points_is_confirmed_by_openrouters_run_of_the_same_questions(
+    ledger: Ledger, settings: Settings, server: SourceServer
+) -> None:
+    """Section 8: a number that moved more than 10 points is held unless "la otra ejecución de
+    GPQA Diamond lo confirma": OpenRouter's run (its median provider) within 0.02 of it."""
+    real = (EPOCH_APR / "gpqa_diamond.csv").read_bytes()
+    oss = b"openai/gpt-oss-120b_high,0.7575757575757576,0.7575757575757576,"
+    qwen = b"qwen3-max-2025-09-23,0.726010101010101,0.726010101010101,"
+    assert oss in real
+    assert qwen in real
+    lowered = real.replace(oss, b"openai/gpt-oss-120b_high,0.6,0.6,").replace(
+        qwen, b"qwen3-max-2025-09-23,0.6,0.6,"
+    )
+    server.change(ZIP, epoch_zip(EPOCH_APR, {"gpqa_diamond.csv": lowered}))
+    openrouter = openrouter_benchmarks_fixture(server)
+    fetch = Round(
+        ledger, settings, SourcesConfig({"epoch": [server.url(ZIP)], "openrouter": [openrouter]})
+    )
+    stand_in = CrossCheckStandIn().start()
+
+    def hour(at: datetime) -> UpdateReport:
+        fetch()
+        with ChatCrossChecker(stand_in.url, "stand-in", "") as checker:
+            return update_siiq(ledger, checker, at)
+
+    def published(model: str) -> float:
+        values = SiiqQueries(ledger).reader.latest().guards.values
+        return values[value_key(model, "gpqa_diamond")].result.score
+
+    try:
+        hour(datetime(2026, 12, 1, 7, tzinfo=UTC))
+        assert (published("gpt-oss-120b"), published("Qwen3-Max")) == (0.6, 0.6)
+        server.change(ZIP, epoch_zip(EPOCH_APR))  # both back up by more than 10 points
+        report = hour(datetime(2026, 12, 1, 8, tzinfo=UTC))
+    finally:
+        stand_in.stop()
+    # gpt-oss-120b's 0.7576 is within 0.02 of OpenRouter's 0.7727 (Groq, the median provider):
+    # published at once; Qwen3-Max has no other run and is held.
+    assert published("gpt-oss-120b") == pytest.approx(0.7575757575757576)
+    assert published("Qwen3-Max") == 0.6
+    assert [h.split("@")[0] for h in report.held] == [value_key("Qwen3-Max", "gpqa_diamond")]
