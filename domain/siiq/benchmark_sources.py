@@ -296,8 +296,10 @@ def other_run(benchmark: str) -> str | None:
 
 def row_identity(benchmark: str, row: Mapping[str, object]) -> str:
     """The model's name as the row's source writes it (Epoch's version, BFCL's model, an
-    OpenRouter permaslug): the identity the cross-check confirms."""
-    return str(row.get(BENCHMARKS[benchmark].name_column) or "").strip()
+    OpenRouter permaslug): the identity the cross-check confirms. A benchmark no longer
+    configured was Epoch's (the only source before others were read)."""
+    source = BENCHMARKS.get(benchmark)
+    return str(row.get(source.name_column if source else VERSION) or "").strip()
 
 
 def required_columns(table: str, source: str = "epoch") -> tuple[str, ...]:

@@ -19,6 +19,7 @@ from domain.siiq.benchmark_sources import (
     distinct_question_cap,
     other_run,
     required_columns,
+    row_identity,
 )
 from domain.siiq.intake import NO_COVERING, NOT_MEDIAN, SnapshotFile, index_intake
 from domain.siiq.matching import Version
@@ -134,3 +135,10 @@ def test_a_benchmark_whose_n_cannot_be_known_as_configured_stops_the_import() ->
     broken = {"x": BENCHMARKS["hle"]._replace(se_column=None)}
     with pytest.raises(ValueError, match="x: n is effective but no standard-error column"):
         checked_configuration(broken)
+
+
+def test_row_identity_is_the_name_as_the_rows_source_writes_it() -> None:
+    assert row_identity("bfcl_live", {"Model": " Qwen3-14B (FC) "}) == "Qwen3-14B (FC)"
+    row = {"model_permaslug": "openai/gpt-5-2025-08-07", "model_name": "OpenAI: GPT-5"}
+    assert row_identity("openrouter_gpqa_diamond", row) == "openai/gpt-5-2025-08-07"
+    assert row_identity("gone_benchmark", {"Model version": "o3_high"}) == "o3_high"
