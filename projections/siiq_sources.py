@@ -19,8 +19,8 @@ from domain.events import (
 )
 from domain.siiq import METHOD_VERSION
 from domain.siiq.attributions import Attribution, attribution, attributions
-from domain.siiq.benchmark_sources import BY_TABLE, GROUP_COLUMNS, GROUPS_TABLE
-from domain.siiq.intake import EvidenceLine, Intake, SnapshotFile, epoch_intake
+from domain.siiq.benchmark_sources import BY_TABLE, GROUP_COLUMNS, GROUPS_TABLE, INDEX_SOURCES
+from domain.siiq.intake import EvidenceLine, Intake, SnapshotFile, TableKey, index_intake
 from domain.siiq.matching import EPOCH, Alias, Version, epoch_versions
 from domain.siiq.reference_group import REFERENCE_GROUP
 from domain.state.authority import authorized, fold_authority
@@ -124,21 +124,23 @@ def epoch_exports(model: Sources, current: str | None) -> list[list[Version]]:
 
 
 def current_intake(model: Sources) -> Intake | None:
-    """The index's inputs from the latest good Epoch data, or None before there is any."""
-    snapshots = good_snapshots(model, EPOCH)
-    if not snapshots:
+    """The index's inputs from the latest good data of every source a benchmark is read from,
+    or None before there is any good Epoch data (its groups name the models)."""
+    if not good_snapshots(model, EPOCH):
         return None
-    tables: dict[str, list[dict[str, object]]] = {}
-    where: dict[str, SnapshotFile] = {}
+    tables: dict[TableKey, list[dict[str, object]]] = {}
+    where: dict[TableKey, SnapshotFile] = {}
     current = None
-    for snapshot in snapshots:
-        for summary in snapshot.tables:
-            if summary.name in BY_TABLE or summary.name == GROUPS_TABLE:
-                tables[summary.name] = table_rows(model, EPOCH, summary.name, summary.sha256)
-                where[summary.name] = SnapshotFile(url=snapshot.url, sha256=snapshot.sha256)
-        current = groups_table(snapshot) or current
+    for source in sorted(INDEX_SOURCES):
+        for snapshot in good_snapshots(model, source):
+            for summary in snapshot.tables:
+                key = (source, summary.name)
+                if key in BY_TABLE or (source == EPOCH and summary.name == GROUPS_TABLE):
+                    tables[key] = table_rows(model, source, summary.name, summary.sha256)
+                    where[key] = SnapshotFile(url=snapshot.url, sha256=snapshot.sha256)
+            current = groups_table(snapshot) or current
     exports = epoch_exports(model, current)
-    return epoch_intake(exports, tables, where, model.aliases, REFERENCE_GROUP)
+    return index_intake(exports, tables, where, model.aliases, REFERENCE_GROUP)
 
 
 class EvidenceFileLine(msgspec.Struct, frozen=True, kw_only=True):

@@ -24,8 +24,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from adapters.sources.tables import csv_table, sha256
 from domain.siiq.benchmark_sources import GROUP_COLUMNS, GROUPS_TABLE
-from domain.siiq.intake import SnapshotFile, epoch_intake
-from domain.siiq.matching import Version, epoch_versions
+from domain.siiq.intake import SnapshotFile, index_intake
+from domain.siiq.matching import EPOCH, Version, epoch_versions
 from domain.siiq.reference_group import REFERENCE_GROUP
 
 EXPORTS = (
@@ -44,13 +44,16 @@ def convert(data: Path, out: Path) -> Counter[str]:
     exports = [groups_of(data / e) for e in EXPORTS if (data / e / GROUPS_TABLE).exists()]
     snapshot = data / SNAPSHOT
     tables = {
-        p.name: csv_table(p.name, p.read_bytes()).rows for p in sorted(snapshot.glob("*.csv"))
+        (EPOCH, p.name): csv_table(p.name, p.read_bytes()).rows
+        for p in sorted(snapshot.glob("*.csv"))
     }
     where = {
-        name: SnapshotFile(url=f"{SNAPSHOT}/{name}", sha256=sha256((snapshot / name).read_bytes()))
-        for name in tables
+        (source, name): SnapshotFile(
+            url=f"{SNAPSHOT}/{name}", sha256=sha256((snapshot / name).read_bytes())
+        )
+        for source, name in tables
     }
-    intake = epoch_intake(exports, tables, where, (), REFERENCE_GROUP)
+    intake = index_intake(exports, tables, where, (), REFERENCE_GROUP)
     out.mkdir(parents=True, exist_ok=True)
     write(
         out / "results.csv",

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import hashlib
 import io
+import json
 import sys
 import threading
 import time
@@ -21,6 +22,9 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
 DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
+OPENROUTER_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "openrouter" / "benchmarks"
+"""OpenRouter's `benchmarks` dataset as our tests make it (no real export is at hand): a fixture
+in the contract's form, never served as real data (tests/fixtures/openrouter/README.md)."""
 EPOCH_JAN = DATA / "epoch" / "benchmark_data_zip_2026-01"
 EPOCH_APR = DATA / "epoch" / "benchmark_data_zip_2026-04"
 HTML_ERROR = (
@@ -192,3 +196,19 @@ def serving(server: SourceServer | None = None) -> Iterator[SourceServer]:
 def github_raw(server: SourceServer, repo: str, commit: str, path: str, body: bytes) -> None:
     """Serve `body` as `path` of `repo` at `commit` the way raw.githubusercontent.com does."""
     server.put(f"github-raw/{repo}/{commit}/{path}", body)
+
+
+def openrouter_benchmarks_fixture(server: SourceServer, *days: str) -> str:
+    """Serve the fixture of OpenRouter's `benchmarks` dataset under `/fixture/openrouter/` (a
+    manifest naming each dated file given, by its SHA-256): the address a sources.toml names
+    for it, the manifest's with `#benchmarks`."""
+    files = []
+    for day in days or ("2026-11-30",):
+        body = (OPENROUTER_FIXTURE / f"{day}.json").read_bytes()
+        server.put(f"fixture/openrouter/benchmarks/{day}.json", body, "application/json")
+        digest = hashlib.sha256(body).hexdigest()
+        url = f"benchmarks/{day}.json"
+        files.append({"date": day, "dataset": "benchmarks", "url": url, "sha256": digest})
+    manifest = json.dumps({"files": files}).encode()
+    server.put("fixture/openrouter/manifest.json", manifest, "application/json")
+    return server.url("fixture/openrouter/manifest.json") + "#benchmarks"

@@ -100,7 +100,9 @@ class SourceReader:
         current: str | None,
         fetched_at: datetime,
     ) -> Answer:
-        """Section 8: the manifest (conditional), then the dated file it names, once."""
+        """Section 8: the manifest (conditional), then the dated file of the address's dataset
+        it names, once."""
+        url, dataset = openrouter.dataset_of(url)
         manifest = self.getter.get(url, validators)
         base = Answer(
             source="openrouter",
@@ -113,7 +115,7 @@ class SourceReader:
         if manifest.body is None:
             return replace(base, not_modified=True)
         self.archive.put_stream([manifest.body])
-        dated = openrouter.newest_file(manifest.url, manifest.body)
+        dated = openrouter.newest_file(manifest.url, manifest.body, dataset)
         if dated.sha256 == current:
             return replace(base, url=dated.url, sha256=dated.sha256, not_modified=True)
         body = self.getter.get(dated.url).body or b""
@@ -121,6 +123,6 @@ class SourceReader:
         kept = replace(base, url=dated.url, sha256=sha256(body), size=len(body))
         try:
             openrouter.verify(dated, body)
-            return replace(kept, tables=openrouter.parse(dated.url, body))
+            return replace(kept, tables=openrouter.parse(dated.url, body, dataset))
         except SourceFailure as failure:
             return replace(kept, failure=str(failure), failure_kind=failure.kind)

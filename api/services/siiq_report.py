@@ -11,11 +11,12 @@ import msgspec
 from api.services.queries import SiiqQueries
 from api.services.sources import SourcesQueries
 from domain.siiq.attributions import Attribution, attributions
+from domain.siiq.benchmark_sources import INDEX_SOURCES
 from domain.siiq.calibration import eligible
 from domain.siiq.data import Observations, select
 from domain.siiq.index import NOT_CALIBRATED
 from domain.siiq.intake import Intake
-from domain.siiq.matching import EPOCH, Match
+from domain.siiq.matching import Match
 from domain.siiq.records import CalibrationSummary
 from domain.siiq.reference_group import REFERENCE_GROUP
 from ledger.ledger import Ledger
@@ -69,7 +70,11 @@ def siiq_report(ledger: Ledger, today: date) -> SiiqReport:
     return SiiqReport(
         date=today,
         as_of=ledger.size(),
-        snapshots={f"{s.source} {s.url}": s.sha256 for s in good_snapshots(state, EPOCH)},
+        snapshots={
+            f"{s.source} {s.url}": s.sha256
+            for source in sorted(INDEX_SOURCES)
+            for s in good_snapshots(state, source)
+        },
         left_out=intake.left_out if intake else {},
         waiting=intake.waiting if intake else [],
         reference=reference_members(intake),
@@ -87,7 +92,9 @@ def siiq_report(ledger: Ledger, today: date) -> SiiqReport:
             for m in index.models
             if m.ranked
         ],
-        attributions=attributions([EPOCH] if intake else []),
+        attributions=attributions(
+            [s for s in sorted(INDEX_SOURCES) if intake and good_snapshots(state, s)]
+        ),
     )
 
 
@@ -144,8 +151,8 @@ def _sources_section(report: SiiqReport) -> list[str]:
     lines += [f"- {a.text}, {a.url}" for a in report.attributions]
     lines += ["", "Rows of the index's benchmark tables:", ""]
     lines += [f"- {reason}: {count}" for reason, count in report.left_out.items()]
-    lines += ["", f"{len(report.waiting)} model versions wait for a maintainer (never ranked):", ""]
-    lines += [f"- `{m.name}`: {m.reason}" for m in report.waiting]
+    lines += ["", f"{len(report.waiting)} names wait for a maintainer (never ranked):", ""]
+    lines += [f"- {m.source} `{m.name}`: {m.reason}" for m in report.waiting]
     return [*lines, ""]
 
 

@@ -49,7 +49,7 @@ from domain.events import (
     value_key,
 )
 from domain.siiq import guards as rules
-from domain.siiq.benchmark_sources import BENCHMARKS, VERSION
+from domain.siiq.benchmark_sources import BENCHMARKS, INDEX_SOURCES, other_run, row_identity
 from domain.siiq.crosscheck import Claim, CrossCheckUnavailable, claim_of, confirmed
 from domain.siiq.data import Observations, select
 from domain.siiq.guards import Seen, TableShape
@@ -67,9 +67,6 @@ from projections.views.siiq_publication import HoldRow, NoticeRow, holds, notice
 
 NO_DATA = "no good Epoch AI snapshot yet: run `argusic sources fetch` first"
 NO_CHECKER = "no cross-check service is configured (ARGUSIC_CROSSCHECK_URL)"
-OTHER_RUNS: dict[str, str] = {"gpqa_diamond": "openrouter_gpqa_diamond"}
-"""Section 8: the other run of the same questions that confirms a held value (GPQA Diamond by
-OpenRouter, once the index reads it)."""
 LEADER = "new leader"
 
 
@@ -92,9 +89,14 @@ class UpdateReport(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def snapshot_inputs(state: Sources) -> dict[str, str]:
-    """What a calibration from the snapshots was computed from, by SHA-256: each Epoch file
-    in use, the reference group and the approved aliases (SiiqInputsRecorded.inputs)."""
-    found = {f"{EPOCH} {s.address}": s.sha256 for s in good_snapshots(state, EPOCH)}
+    """What a calibration from the snapshots was computed from, by SHA-256: each file in use of
+    every source the index reads, the reference group and the approved aliases
+    (SiiqInputsRecorded.inputs)."""
+    found = {
+        f"{s.source} {s.address}": s.sha256
+        for source in sorted(INDEX_SOURCES)
+        for s in good_snapshots(state, source)
+    }
     found["reference"] = hashlib.sha256("\n".join(REFERENCE_GROUP).encode()).hexdigest()
     found["aliases"] = hashlib.sha256(msgspec.json.encode(state.aliases)).hexdigest()
     return found
@@ -192,7 +194,7 @@ def update_siiq(
         return msgspec.structs.replace(run.report, reason=NO_DATA)
     used, uses = _source_guards(run, current)
     run.snapshot = used[EPOCH]
-    new_epoch = any(u.source == EPOCH for u in uses) or run.guards.recheck
+    new_epoch = any(u.source in INDEX_SOURCES for u in uses) or run.guards.recheck
     try:
         checks = _values(run, checker) if new_epoch else []
     except CrossCheckUnavailable as down:
@@ -279,7 +281,8 @@ def _keep_ratio(run: Run, source: str, tables: Sequence[TableSummary]) -> float:
         return 1.0
     intake = run.intake()
     rows = sum(t.rows for t in tables if t.name.rsplit("#", 1)[-1] in BENCHMARK_TABLES)
-    return 1.0 if intake is None or rows == 0 else len(intake.results) / rows
+    kept = sum(line.source == EPOCH for line in intake.evidence) if intake else 0
+    return 1.0 if intake is None or rows == 0 else kept / rows
 
 
 def _source_guards(run: Run, current: Mapping[str, str]) -> tuple[dict[str, str], list[SourceUsed]]:
@@ -378,7 +381,7 @@ def _shrink_passes(
 
 def _claim(value: PublishedValue) -> Claim:
     result = value.result
-    identity = str(value.row.get(VERSION) or "").strip()
+    identity = row_identity(result.benchmark, value.row)
     return claim_of(
         result.model, result.benchmark, value.row, BENCHMARKS[result.benchmark].column, identity
     )
@@ -564,7 +567,7 @@ def _hold_or_publish(run: Run, passed: Sequence[PublishedValue]) -> None:
 
 
 def _other_run(run: Run, value: PublishedValue) -> float | None:
-    other = OTHER_RUNS.get(value.result.benchmark)
+    other = other_run(value.result.benchmark)
     found = run.candidates().get(value_key(value.result.model, other)) if other else None
     return None if found is None else found.result.score
 
@@ -637,7 +640,7 @@ def _missing(run: Run) -> set[str]:
 
 
 def _identity(value: PublishedValue) -> tuple[str, str]:
-    return value.result.benchmark, str(value.row.get(VERSION) or "").strip()
+    return value.result.benchmark, row_identity(value.result.benchmark, value.row)
 
 
 def _rematched(run: Run) -> None:

@@ -91,6 +91,12 @@ def run_setting_removed(name: str) -> str:
     return without_run_setting(trimmed(name))
 
 
+def without_namespace(name: str) -> str:
+    """An OpenRouter permaslug's author ("openai/gpt-5-2025-08-07") names the developer, not
+    the model: the name is what follows the last slash."""
+    return name.rsplit("/", 1)[-1]
+
+
 def epoch_versions(rows: Iterable[Mapping[str, object]], columns: Sequence[str]) -> list[Version]:
     """The versions of one Epoch export's groups table (`Model version`, `Model name`, `Release
     date`), names trimmed; a version without a group is listed with group ""."""
@@ -211,7 +217,8 @@ def other_source_names(
     """SI-IQ section 1: another source's names matched to Epoch groups: exactly (letter case and
     separators aside) to a group's name or to one of its versions, after an explicit run setting
     is removed, and only when version numbers and product words agree with the group; a name
-    that matches nothing, or several groups, waits until a maintainer confirms it."""
+    that matches nothing, or several groups, waits until a maintainer confirms it. A name
+    with an author ("qwen/...") that matches nothing is tried without it."""
     catalogue = name_catalogue(groups)
     approved = latest_aliases(aliases, source)
     found: dict[str, Match] = {}
@@ -224,6 +231,9 @@ def other_source_names(
             continue
         bare = run_setting_removed(name)
         candidates = catalogue.get(name_key(bare), set())
+        if not candidates and "/" in bare:
+            bare = without_namespace(bare)
+            candidates = catalogue.get(name_key(bare), set())
         found[name] = _other(source, name, bare, candidates)
     return found
 

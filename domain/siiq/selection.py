@@ -34,15 +34,16 @@ class ProviderRun(NamedTuple):
     own_hosting: bool
 
 
-def provider_score(runs: Sequence[ProviderRun], questions: int) -> float | None:
+def median_provider(runs: Sequence[ProviderRun], questions: int) -> ProviderRun | None:
     """Section 1: among providers whose runs covered on average at least 95% of the questions
-    (only the developer's own hosting if it is among them), the median provider's score; for
-    an even count the lower of the two middle ones, so it is always one provider's result."""
+    (only the developer's own hosting if it is among them), the median provider; for an even
+    count the lower of the two middle ones, so the number used is one provider's result
+    exactly as published."""
     covering = [
         r for r in runs if r.runs and r.questions_attempted / r.runs >= COVERAGE * questions
     ]
     own = [r for r in covering if r.own_hosting]
-    chosen = sorted(r.score for r in (own or covering))
+    chosen = sorted(own or covering, key=lambda r: r.score)
     return chosen[(len(chosen) - 1) // 2] if chosen else None
 
 

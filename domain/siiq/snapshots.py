@@ -54,10 +54,13 @@ class Decision(NamedTuple):
 
 def recorded_tables(source: str, tables: Sequence[Table]) -> list[Table]:
     """SI-IQ section 8: the tables whose rows the ledger keeps as published (the ones the index
-    reads, and Epoch's model groups); every other table is kept as its summary only."""
-    if source != EPOCH:
-        return []
-    return [t for t in tables if t.name in BY_TABLE or t.name == GROUPS_TABLE]
+    reads, from any source, and Epoch's model groups); every other table is kept as its summary
+    only."""
+    return [
+        t
+        for t in tables
+        if (source, t.name) in BY_TABLE or (source == EPOCH and t.name == GROUPS_TABLE)
+    ]
 
 
 def snapshot_decision(

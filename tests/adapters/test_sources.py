@@ -27,7 +27,15 @@ from domain.siiq.source_format import (
     TruncatedArchive,
     Unreachable,
 )
-from tests.sources_server import DATA, EPOCH_APR, SourceServer, epoch_zip, github_raw, serving
+from tests.sources_server import (
+    DATA,
+    EPOCH_APR,
+    OPENROUTER_FIXTURE,
+    SourceServer,
+    epoch_zip,
+    github_raw,
+    serving,
+)
 
 REAL = {
     "aider": ["aider/polyglot_leaderboard.yml", "aider/edit_leaderboard.yml"],
@@ -308,3 +316,57 @@ def test_the_sources_configuration(tmp_path: Path) -> None:
     assert loaded.sources == {"bfcl": ["http://x/a.csv"]}
     assert loaded.limits.max_bytes == 10
     assert loaded.github.api == "http://127.0.0.1:1/api"
+
+
+def test_openrouter_benchmarks_dataset_beside_rankings_daily() -> None:
+    """ARCHITECTURE.md, Wave 3 contract: manifest entries name their dataset; a `benchmarks`
+    file is a row per model and hosting provider, each number of its kind."""
+    fixture = (OPENROUTER_FIXTURE / "2026-11-30.json").read_bytes()
+    daily = openrouter_export("2026-12-01")
+    files = [
+        {"date": "2026-12-01", "url": "rankings-daily/2026-12-01.json", "sha256": "a" * 64},
+        {
+            "date": "2026-11-30",
+            "dataset": "benchmarks",
+            "url": "b/2026-11-30.json",
+            "sha256": "b" * 64,
+        },
+        {
+            "date": "2026-11-29",
+            "dataset": "benchmarks",
+            "url": "b/2026-11-29.json",
+            "sha256": "c" * 64,
+        },
+    ]
+    manifest = json.dumps({"files": files}).encode()
+    base = "https://openrouter.ai/api/v1/datasets/exports/manifest.json"
+    assert openrouter.newest_file(base, manifest).url.endswith("rankings-daily/2026-12-01.json")
+    newest = openrouter.newest_file(base, manifest, "benchmarks")
+    assert (newest.url, newest.dataset) == (
+        base.replace("manifest.json", "b/2026-11-30.json"),
+        "benchmarks",
+    )
+    assert openrouter.dataset_of(base + "#benchmarks") == (base, "benchmarks")
+    assert openrouter.dataset_of(base) == (base, "rankings-daily")
+    with pytest.raises(SourceFormatError, match="unknown dataset 'usage'"):
+        openrouter.dataset_of(base + "#usage")
+    with pytest.raises(SourceFormatError, match="no benchmarks file"):
+        openrouter.newest_file(base, json.dumps({"files": files[:1]}).encode(), "benchmarks")
+    table, meta = openrouter.parse("2026-11-30.json", fixture, "benchmarks")
+    assert table.name == "benchmarks"  # the same table every day
+    assert len(table.rows) == 17
+    assert table.rows[0]["model_permaslug"] == "openai/gpt-5-2025-08-07"
+    assert "fixture" in meta.rows[0]
+    assert openrouter.parse("2026-12-01.json", daily)[0].name == "2026-12-01.json"
+    with pytest.raises(MissingColumn, match="'questions_attempted'"):
+        openrouter.parse(
+            "x.json", fixture.replace(b'"questions_attempted"', b'"attempted"'), "benchmarks"
+        )
+    with pytest.raises(
+        SourceFormatError, match=r"row 1 \('openai/gpt-5-2025-08-07', 'OpenAI'\): score"
+    ):
+        openrouter.parse(
+            "x.json", fixture.replace(b'"score": 0.8502', b'"score": 85.02'), "benchmarks"
+        )
+    with pytest.raises(SourceFormatError, match="runs '3' is not a whole number"):
+        openrouter.parse("x.json", fixture.replace(b'"runs": 3', b'"runs": "3"', 1), "benchmarks")

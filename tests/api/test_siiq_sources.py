@@ -9,6 +9,7 @@ import hashlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
+from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
@@ -16,20 +17,30 @@ import pytest
 from litestar.testing import TestClient
 
 from adapters.artifacts import FileArtifactStore
-from adapters.crosscheck import CrossCheckStandIn
+from adapters.crosscheck import ChatCrossChecker, CrossCheckStandIn
 from adapters.sources.config import SourcesConfig
 from adapters.sources.github import GitHubBases
 from api.http import create_app
 from api.services.operators import operator_signer
+from api.services.queries import SiiqQueries
+from api.services.siiq_update import UpdateReport, update_siiq
 from api.services.sources import FetchRow, SourcesQueries, fetch_sources
 from api.wiring import Argusic, Settings
-from domain.events import SourceSnapshotRecorded, SourceTableRecorded
+from domain.events import SourceSnapshotRecorded, SourceTableRecorded, value_key
 from domain.events.operators import ApproveAlias
 from ledger.ledger import Ledger
 from projections.runner import ReadModel
 from projections.siiq_sources import SiiqSourcesProjection, evidence_jsonl, status_document
 from tests.publishing import action_desk, publish
-from tests.sources_server import DATA, EPOCH_APR, EPOCH_JAN, SourceServer, epoch_zip, serving
+from tests.sources_server import (
+    DATA,
+    EPOCH_APR,
+    EPOCH_JAN,
+    SourceServer,
+    epoch_zip,
+    openrouter_benchmarks_fixture,
+    serving,
+)
 
 ZIP = "epoch/benchmark_data.zip"
 FILES = {
@@ -308,7 +319,7 @@ def test_the_evidence_file_and_the_status_over_http(
         lines = [json.loads(line) for line in evidence.text.splitlines()]
         assert len(lines) > 1000
         assert set(lines[0]) >= {"model", "benchmark", "value", "row", "url", "sha256"}
-        assert {x["url"] for x in lines} == {server.url(ZIP)}
+        assert {x["url"] for x in lines} == {server.url(ZIP), server.url("bfcl/data_live.csv")}
         earlier = http.get(f"/data/evidence.jsonl?as_of={position}")
         assert earlier.text != evidence.text
         assert earlier.content == SourcesQueries(ledger).evidence(position)
@@ -366,8 +377,10 @@ def test_the_cli_fetches_updates_and_reports(
     calibration = update["calibration"]
     assert calibration["accepted"] is False
     assert calibration["reason"].startswith("reference models ")
-    for member in ("Gemma 3 12B", "Gemma 3 4B", "Qwen3-14B", "gpt-oss-20b", "DeepSeek-V3.2-Exp"):
+    for member in ("Gemma 3 12B", "Gemma 3 4B", "Qwen3-14B", "gpt-oss-20b"):
         assert member in calibration["reason"]
+    # BFCL's live table gives DeepSeek-V3.2-Exp the fourth result Epoch's tables lack.
+    assert "DeepSeek-V3.2-Exp" not in calibration["reason"]
     stand_in = CrossCheckStandIn().start()
     env["ARGUSIC_CROSSCHECK_URL"] = stand_in.url
     try:
@@ -390,3 +403,174 @@ def test_the_cli_fetches_updates_and_reports(
     members = {m["member"]: m for m in data["reference"]}
     assert members["Qwen3-235B-A22B-Thinking (Jul 2025)"]["results"] >= 4
     assert members["Gemma 3 4B"]["results"] == 0
+
+
+BFCL_TABLES = ["bfcl/data_non_live.csv", "bfcl/data_live.csv", "bfcl/data_multi_turn.csv"]
+
+
+def test_openrouter_gpqa_and_bfcl_rows_are_evidence_from_their_own_files(
+    ledger: Ledger, settings: Settings, server: SourceServer
+) -> None:
+    """SI-IQ sections 1 and 8: OpenRouter's GPQA Diamond run (its median provider per model)
+    and BFCL's own tables feed the index, each row named by the file it came from."""
+    server.change(ZIP, epoch_zip(EPOCH_APR))
+    bfcl = [server.put(p, (DATA / p).read_bytes()) for p in BFCL_TABLES]
+    openrouter = openrouter_benchmarks_fixture(server)
+    config = SourcesConfig({"epoch": [server.url(ZIP)], "bfcl": bfcl, "openrouter": [openrouter]})
+    rows = Round(ledger, settings, config)()
+    assert {row.status for row in rows.values()} == {"new"}
+    served = {
+        server.url(p): hashlib.sha256(server.files[p].body).hexdigest()
+        for p in [*BFCL_TABLES, ZIP, "fixture/openrouter/benchmarks/2026-11-30.json"]
+    }
+    lines = [json.loads(line) for line in SourcesQueries(ledger).evidence().splitlines()]
+    for line in lines:  # every line names the file its row was read from, by its own digest
+        assert served[line["url"]] == line["sha256"], line
+    by_source = {s: [x for x in lines if x["source"] == s] for s in ("bfcl", "openrouter")}
+    assert {x["url"] for x in by_source["bfcl"]} == set(bfcl)
+    assert {x["benchmark"] for x in by_source["bfcl"]} == {
+        "bfcl_non_live",
+        "bfcl_live",
+        "bfcl_multi_turn",
+    }
+    qwen = [x for x in by_source["bfcl"] if x["model"] == "Qwen3-14B"]
+    assert {x["row"]["Model"] for x in qwen} == {"Qwen3-14B (FC)", "Qwen3-14B (Prompt)"}
+    assert all(
+        x["value"] == float(x["row"]["Live Overall Acc"].rstrip("%")) / 100
+        for x in qwen
+        if x["benchmark"] == "bfcl_live"
+    )
+    # OpenRouter: one row per model, the median covering provider's, exactly as published.
+    gpqa = {x["model"]: x for x in by_source["openrouter"]}
+    assert {m: (x["row"]["provider"], x["value"]) for m, x in gpqa.items()} == {
+        "GPT-5": ("OpenAI", 0.8502),  # the developer's own hosting
+        "gpt-oss-120b": ("Groq", 0.7727),  # Together covered 180 of 198 a run: left out
+        "DeepSeek-R1 (May 2025)": ("DeepSeek", 0.7626),
+        "Gemini 2.5 Pro (Jun 2025)": ("Google Vertex", 0.8384),  # the lower of two own
+        "Llama 4 Maverick": ("DeepInfra", 0.6616),  # the lower middle of four
+    }
+    assert {x["benchmark"] for x in gpqa.values()} == {"openrouter_gpqa_diamond"}
+    assert {x["url"] for x in gpqa.values()} == {
+        server.url("fixture/openrouter/benchmarks/2026-11-30.json")
+    }
+    intake = SourcesQueries(ledger).intake()
+    assert intake is not None
+    waiting = {(m.source, m.name): m.reason for m in intake.waiting}
+    assert ("openrouter", "anthropic/claude-4.5-sonnet-20250929") in waiting
+    assert ("bfcl", "Gemma-3-4b-it (Prompt)") in waiting  # Epoch has no such group or version
+    assert intake.left_out["no provider covered 95% of the questions"] == 1  # Mistral Medium 3
+    definitions = {b.benchmark: b for b in intake.benchmarks}
+    assert definitions["openrouter_gpqa_diamond"].family == definitions["gpqa_diamond"].family
+    assert (definitions["bfcl_live"].n, definitions["bfcl_live"].n_kind) == (2251, "exact")
+    # A maintainer's signed alias brings a waiting name in; until then it counts nowhere.
+    desk = action_desk(ledger)
+    desk.init_owner(settings.home, "olga")
+    alias = ApproveAlias(
+        source="openrouter",
+        name="anthropic/claude-4.5-sonnet-20250929",
+        group="Claude Sonnet 4.5",
+        justification="OpenRouter's permaslug of claude-sonnet-4-5-20250929",
+    )
+    desk.act(operator_signer(settings.home, "olga"), alias)
+    after = [json.loads(line) for line in SourcesQueries(ledger).evidence().splitlines()]
+    sonnet = [x for x in after if x["source"] == "openrouter" and x["model"] == "Claude Sonnet 4.5"]
+    assert [x["row"]["provider"] for x in sonnet] == ["Anthropic"]
+    # Checked and published by an update, the public file still names each row's own file.
+    stand_in = CrossCheckStandIn().start()
+    try:
+        with ChatCrossChecker(stand_in.url, "stand-in", "") as checker:
+            update = update_siiq(ledger, checker, datetime(2026, 12, 1, 6, tzinfo=UTC))
+    finally:
+        stand_in.stop()
+    assert not update.halted
+    assert update.published > 0
+    with client(ledger, settings) as http:
+        public = [json.loads(x) for x in http.get("/data/evidence.jsonl").text.splitlines()]
+    assert {x["source"] for x in public} == {"epoch", "bfcl", "openrouter"}
+    for line in public:
+        assert served[line["url"]] == line["sha256"], line
+    assert {x["row"]["provider"] for x in public if x["source"] == "openrouter"} == {
+        "OpenAI",
+        "Groq",
+        "DeepSeek",
+        "Google Vertex",
+        "DeepInfra",
+        "Anthropic",
+    }
+
+
+def test_one_manifest_two_datasets_each_its_own_snapshot(
+    ledger: Ledger, settings: Settings, server: SourceServer
+) -> None:
+    """Section 8: an address per dataset of OpenRouter's manifest, each reading the newest file
+    of its own dataset, fetched once and then answered by a conditional request."""
+    benchmarks = openrouter_benchmarks_fixture(server)
+    daily = openrouter_export("2026-11-29")
+    server.put("fixture/openrouter/rankings-daily/2026-11-29.json", daily)
+    manifest = json.loads(server.files["fixture/openrouter/manifest.json"].body)
+    manifest["files"].append(
+        {
+            "date": "2026-11-29",
+            "dataset": "rankings-daily",
+            "url": "rankings-daily/2026-11-29.json",
+            "sha256": hashlib.sha256(daily).hexdigest(),
+        }
+    )
+    server.change("fixture/openrouter/manifest.json", json.dumps(manifest).encode())
+    plain = benchmarks.removesuffix("#benchmarks")
+    fetch = Round(ledger, settings, SourcesConfig({"openrouter": [plain, benchmarks]}))
+    first = fetch()
+    assert {u: r.status for u, r in first.items()} == {
+        server.url("fixture/openrouter/rankings-daily/2026-11-29.json"): "new",
+        server.url("fixture/openrouter/benchmarks/2026-11-30.json"): "new",
+    }
+    tables = {s.address: [t.name for t in s.tables] for s in snapshots(ledger)}
+    assert tables == {
+        plain: ["2026-11-29.json", "2026-11-29.json#meta"],
+        benchmarks: ["benchmarks", "benchmarks#meta"],
+    }
+    assert {r.status for r in fetch().values()} == {"unchanged"}
+    assert server.statuses("fixture/openrouter/benchmarks/2026-11-30.json") == [200]
+
+
+def test_a_move_over_ten_points_is_confirmed_by_openrouters_run_of_the_same_questions(
+    ledger: Ledger, settings: Settings, server: SourceServer
+) -> None:
+    """Section 8: a number that moved more than 10 points is held unless "la otra ejecución de
+    GPQA Diamond lo confirma": OpenRouter's run (its median provider) within 0.02 of it."""
+    real = (EPOCH_APR / "gpqa_diamond.csv").read_bytes()
+    oss = b"openai/gpt-oss-120b_high,0.7575757575757576,0.7575757575757576,"
+    qwen = b"qwen3-max-2025-09-23,0.726010101010101,0.726010101010101,"
+    assert oss in real
+    assert qwen in real
+    lowered = real.replace(oss, b"openai/gpt-oss-120b_high,0.6,0.6,").replace(
+        qwen, b"qwen3-max-2025-09-23,0.6,0.6,"
+    )
+    server.change(ZIP, epoch_zip(EPOCH_APR, {"gpqa_diamond.csv": lowered}))
+    openrouter = openrouter_benchmarks_fixture(server)
+    fetch = Round(
+        ledger, settings, SourcesConfig({"epoch": [server.url(ZIP)], "openrouter": [openrouter]})
+    )
+    stand_in = CrossCheckStandIn().start()
+
+    def hour(at: datetime) -> UpdateReport:
+        fetch()
+        with ChatCrossChecker(stand_in.url, "stand-in", "") as checker:
+            return update_siiq(ledger, checker, at)
+
+    def published(model: str) -> float:
+        values = SiiqQueries(ledger).reader.latest().guards.values
+        return values[value_key(model, "gpqa_diamond")].result.score
+
+    try:
+        hour(datetime(2026, 12, 1, 7, tzinfo=UTC))
+        assert (published("gpt-oss-120b"), published("Qwen3-Max")) == (0.6, 0.6)
+        server.change(ZIP, epoch_zip(EPOCH_APR))  # both back up by more than 10 points
+        report = hour(datetime(2026, 12, 1, 8, tzinfo=UTC))
+    finally:
+        stand_in.stop()
+    # gpt-oss-120b's 0.7576 is within 0.02 of OpenRouter's 0.7727 (Groq, the median provider):
+    # published at once; Qwen3-Max has no other run and is held.
+    assert published("gpt-oss-120b") == pytest.approx(0.7575757575757576)
+    assert published("Qwen3-Max") == 0.6
+    assert [h.split("@")[0] for h in report.held] == [value_key("Qwen3-Max", "gpqa_diamond")]

@@ -24,6 +24,7 @@ from domain.siiq.matching import (
     trimmed,
     version_numbers,
     versions_and_products_agree,
+    without_namespace,
 )
 from domain.siiq.reference_group import REFERENCE_GROUP
 from domain.siiq.scores import Eligibility, is_ranked
@@ -193,3 +194,17 @@ def test_versions_released_more_than_60_days_apart_are_shown_not_ranked() -> Non
 @pytest.mark.parametrize("name", ["", "   "])
 def test_blank_names_match_nothing(name: str) -> None:
     assert other_source_names("bfcl", [name], groups(), ()) == {}
+
+
+def test_without_namespace_an_openrouter_permaslug_matches_by_its_model_name() -> None:
+    names = [
+        "meta-llama/llama-4-maverick",  # no author in Epoch's names: matched without it
+        "openai/gpt-oss-120b",  # an Epoch version carries the author: matched as written
+        "anthropic/claude-4.5-sonnet-20250929",  # OpenRouter's spelling: no such name, waits
+    ]
+    found = other_source_names("openrouter", names, groups(), ())
+    assert found["meta-llama/llama-4-maverick"].group == "Llama 4 Maverick"
+    assert found["openai/gpt-oss-120b"].group == "gpt-oss-120b"
+    assert found["anthropic/claude-4.5-sonnet-20250929"].group is None
+    assert without_namespace("openai/gpt-5-2025-08-07") == "gpt-5-2025-08-07"
+    assert without_namespace("gpt-5") == "gpt-5"

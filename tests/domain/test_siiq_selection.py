@@ -2,7 +2,14 @@
 
 from __future__ import annotations
 
-from domain.siiq.selection import ProviderRun, provider_score, same_product, without_run_setting
+from collections.abc import Sequence
+
+from domain.siiq.selection import ProviderRun, median_provider, same_product, without_run_setting
+
+
+def provider_score(runs: Sequence[ProviderRun], questions: int) -> float | None:
+    found = median_provider(runs, questions)
+    return None if found is None else found.score
 
 
 def run(provider: str, score: float, attempted: int, own: bool = False) -> ProviderRun:
@@ -22,6 +29,11 @@ def test_an_even_count_takes_the_lower_middle_value() -> None:
 def test_the_developers_own_hosting_alone_when_it_covers() -> None:
     runs = [run("a", 0.70, 198), run("own", 0.55, 198, own=True), run("c", 0.80, 198)]
     assert provider_score(runs, questions=198) == 0.55
+
+
+def test_the_median_is_one_providers_row_as_published() -> None:
+    runs = [run("a", 0.70, 198), run("b", 0.60, 198), run("c", 0.65, 150), run("d", 0.9, 198)]
+    assert median_provider(runs, questions=198) is runs[0]  # a, not a mean of a and b
 
 
 def test_coverage_is_averaged_over_runs() -> None:

@@ -208,26 +208,26 @@ def test_an_epoch_deletion_is_removed_after_six_hours(world: World) -> None:
 def test_a_changed_definition_freezes_that_benchmark_until_a_person_reviews_it(
     world: World,
 ) -> None:
-    world.hour()
+    world.hour()  # HLE's n is effective, from its standard errors: gone, it is assumed
     before = world.scores()
-    world.export.blank_columns["terminal_bench"] = "Accuracy SE"
-    world.export.scores[MODEL, "terminal_bench"] = 0.11
+    world.export.blank_columns["hle"] = "Accuracy Standard Error"
+    world.export.scores[MODEL, "hle"] = 0.11
     world.export.scores[MODEL, "math_level_5"] = round(before[MODEL, "math_level_5"] + 0.01, 4)
     world.serve_export()
     report = world.hour()
-    assert report.frozen == ["terminal_bench"]
+    assert report.frozen == ["hle"]
     [frozen] = world.events(BenchmarkFrozen)
     assert frozen.kind == "definition"
     assert "n_kind changed from effective to assumed" in frozen.reason
-    assert world.status()["frozen"] == ["terminal_bench"]
+    assert world.status()["frozen"] == ["hle"]
     after = world.scores()
-    assert after[MODEL, "terminal_bench"] == before[MODEL, "terminal_bench"]
+    assert after[MODEL, "hle"] == before[MODEL, "hle"]
     assert after[MODEL, "math_level_5"] != before[MODEL, "math_level_5"]  # the others update
     world.hour(80)
-    assert world.status()["frozen"] == ["terminal_bench"]
-    world.sign(ApproveRevision(benchmark="terminal_bench", snapshot=frozen.snapshot))
+    assert world.status()["frozen"] == ["hle"]
+    world.sign(ApproveRevision(benchmark="hle", snapshot=frozen.snapshot))
     world.hour()
-    assert [u.benchmark for u in world.events(BenchmarkUnfrozen)] == ["terminal_bench"]
+    assert [u.benchmark for u in world.events(BenchmarkUnfrozen)] == ["hle"]
     world.hour()
     assert world.status()["frozen"] == []
 
@@ -331,16 +331,16 @@ def test_a_release_or_an_alias_appended_without_authority_changes_nothing(world:
 
 def test_a_revision_approved_without_authority_unfreezes_nothing(world: World) -> None:
     world.hour()
-    world.export.blank_columns["terminal_bench"] = "Accuracy SE"
+    world.export.blank_columns["hle"] = "Accuracy Standard Error"
     world.serve_export()
     world.hour()
     [frozen] = world.events(BenchmarkFrozen)
     first = forged(
         world,
-        RevisionApproved(benchmark="terminal_bench", snapshot=frozen.snapshot, operator="tester"),
+        RevisionApproved(benchmark="hle", snapshot=frozen.snapshot, operator="tester"),
     )
     world.hour()
     world.hour()
     assert world.events(BenchmarkUnfrozen) == []
-    assert world.status()["frozen"] == ["terminal_bench"]
+    assert world.status()["frozen"] == ["hle"]
     assert verify(world.ledger).first_bad_position == first
