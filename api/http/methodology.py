@@ -13,6 +13,7 @@ from api.services.queries import LedgerQueries, MethodologyQueries
 from api.services.trace import TraceView, trace
 from api.web import page
 from projections.views.agents import AgentsView
+from projections.views.cycles import CycleView
 from projections.views.editions import EditionsView
 from projections.views.leaderboard import LeaderboardView
 from projections.views.methodology import MethodologyView
@@ -45,6 +46,17 @@ def project(
     as_of: AsOf = None,
 ) -> ProjectView:
     return methodology.project(project_id.lstrip("/"), as_of)
+
+
+@get("/cycles/{cycle_id:str}", sync_to_thread=True, responses=READ, opt=page("cycle.html"))
+def cycle_pools(
+    methodology: NamedDependency[MethodologyQueries],
+    cycle_id: FromPath[str],
+    as_of: AsOf = None,
+) -> CycleView:
+    """Section 6: the cycle's public pool at its commits, the secret pool's commitment, and
+    once the cycle is closed the secret pool with the commitment checked."""
+    return methodology.cycle(cycle_id, as_of)
 
 
 @get("/runs/{run_id:str}", sync_to_thread=True, responses=READ, opt=page("run.html"))
@@ -117,6 +129,7 @@ router = Router(
         project,
         run,
         run_reproductions,
+        cycle_pools,
         run_trace,
         methodology_page,
         editions,

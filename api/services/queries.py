@@ -22,7 +22,7 @@ from projections.siiq import Siiq, SiiqProjection, index_document
 from projections.siiq_sources import SiiqSourcesProjection, Sources, StatusDocument
 from projections.views.agents import AgentsView, agents_view
 from projections.views.approved import Approved
-from projections.views.cycles import CyclesView, cycles_view
+from projections.views.cycles import CyclesView, CycleView, cycle_view, cycles_view
 from projections.views.disputes import DisputesView, disputes_view
 from projections.views.editions import EditionsView, editions_view
 from projections.views.evidence import (
@@ -223,6 +223,10 @@ class MethodologyQueries:
 
     def cycles(self, as_of: int | None = None) -> CyclesView:
         return self._answer(("cycles",), cycles_view, as_of)
+
+    def cycle(self, cycle_id: str, as_of: int | None = None) -> CycleView:
+        view = partial(cycle_view, cycle_id=cycle_id)
+        return self._answer(("cycle", cycle_id), view, as_of)
 
     def editions(self, as_of: int | None = None) -> EditionsView:
         return self._answer(("editions",), editions_view, as_of)

@@ -23,8 +23,37 @@ def hidden_runs(state: Methodology) -> set[str]:
 
 
 def public_state(state: Methodology) -> Methodology:
-    """The state without what the public may not see yet; the state itself when that is
-    nothing."""
+    """The state without what the public may not see yet: never the pool's candidates (they
+    would narrow the secret pool) nor, before its cycle is closed, a secret list or its salt."""
+    return _open_pools_sealed(_secret_runs_hidden(state))
+
+
+def _open_pools_sealed(state: Methodology) -> Methodology:
+    """Section 6: of an open cycle's selection, only the public pool and the commitment."""
+    if not state.candidates and not state.excluded and not state.selections:
+        return state
+    return msgspec.structs.replace(
+        state,
+        candidates={},
+        excluded={},
+        selections={
+            cycle: chosen
+            if cycle in state.closed
+            else msgspec.structs.replace(
+                chosen,
+                secret=[],
+                salt="",
+                seed="",
+                heavy=[p for p in chosen.heavy if p in {q.project for q in chosen.public}],
+            )
+            for cycle, chosen in state.selections.items()
+        },
+    )
+
+
+def _secret_runs_hidden(state: Methodology) -> Methodology:
+    """The secret pool's runs, and every run of a source type not in use, left out; the secret
+    pool of an open cycle unlisted."""
     hidden = hidden_runs(state)
     open_secret = any(
         project.pool == "secret"

@@ -11,7 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from litestar.testing import TestClient
 
+from api.http import create_app
 from api.services.operators import pool_draw
 from api.services.reader import ProjectionReader
 from api.wiring import Argusic, Settings
@@ -24,6 +26,7 @@ from ledger.ledger import Ledger
 from projections.methodology import MethodologyProjection
 from tests.api.test_pool_candidates import SINCE, github
 from tests.api.test_publication import agent
+from tests.api.test_secrets_crawl import HTML, crawl
 from tests.conftest import argusic
 from tests.github_stand_in import TODAY, GitHubStandIn
 from tests.records import EDITIONS, write
@@ -149,3 +152,43 @@ def test_the_same_position_draws_the_same_pools(settings: Settings, env: dict[st
         assert (one.public, one.secret) == (two.public, two.secret)
     finally:
         argusic_app.close()
+
+
+def test_the_secret_pool_is_in_no_public_answer_until_the_close_and_then_verifies(
+    env: dict[str, str], settings: Settings, tmp_path: Path
+) -> None:
+    select(env, "2026-12", str(TODAY))
+    assert argusic(env, "publish", "--as", OWNER).returncode == 0
+    state = state_of(settings)
+    secret = [p.project for p in state.selections["2026-12"].secret]
+    opened = Argusic.open(settings)
+    try:
+        with TestClient(app=create_app(opened)) as client:
+            document = client.get("/cycles/2026-12").json()
+            assert document["public_pool"] == [
+                {"project": p.project, "commit": p.commit}
+                for p in state.selections["2026-12"].public
+            ]
+            assert document["secret_commitment"] == state.selections["2026-12"].commitment
+            assert (document["secret_pool"], document["commitment_verified"]) == (None, None)
+            answers = crawl(client, [])
+            answers |= {"/cycles/2026-12": client.get("/cycles/2026-12", headers=HTML).text}
+            answers |= {"/agents": client.get("/agents?cycle=2026-12").text}
+            for path, text in answers.items():
+                assert not [p for p in secret if p in text], path
+                assert state.selections["2026-12"].salt not in text, path
+    finally:
+        opened.close()
+    close = write(tmp_path, "close.json", [{"action": "close_cycle", "cycle": "2026-12"}])
+    assert argusic(env, "operator", "act", str(close), "--as", OWNER).returncode == 0
+    assert argusic(env, "publish", "--as", OWNER).returncode == 0
+    opened = Argusic.open(settings)
+    try:
+        with TestClient(app=create_app(opened)) as client:
+            document = client.get("/cycles/2026-12").json()
+            assert [p["project"] for p in document["secret_pool"]] == sorted(secret)
+            assert document["commitment_verified"] is True
+            page = client.get("/cycles/2026-12", headers=HTML).text
+            assert 'data-verified="true"' in page
+    finally:
+        opened.close()
