@@ -32,6 +32,7 @@ from domain.runner.schedule import (
     plan_reruns,
 )
 from domain.state.methodology import Methodology
+from domain.state.publication import public_pool_unpublished
 from ledger.ledger import Ledger
 from projections.methodology import MethodologyProjection
 
@@ -58,6 +59,13 @@ def schedule(
         raise NotFound(f"no cycle {cycle_id!r}: ingest its cycle record first")
     if not state.editions:
         raise Rejected("section 20", "no edition is recorded: the rules in force are unknown")
+    drawn = public_pool_unpublished(state, cycle_id)
+    if drawn is not None:
+        raise Rejected(
+            "section 6",
+            f"cycle {cycle_id}: its public pool (drawn at position {drawn}) is in no approved "
+            "publication yet; the public pool is published before the cycle",
+        )
     edition = max(state.editions, key=version_key)
     board = RunBoard(ledger)
     runs = plan_cycle(

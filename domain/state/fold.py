@@ -216,6 +216,7 @@ def _decided(model: Methodology, position: int, fact: Decided) -> None:
             model.excluded[fact.project] = fact.reason
         case PoolSelected():
             _pool(model, fact)
+            model.selected_at[fact.cycle] = position
 
 
 def _pool(model: Methodology, selection: PoolSelected) -> None:

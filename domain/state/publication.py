@@ -22,6 +22,15 @@ def hidden_runs(state: Methodology) -> set[str]:
     }
 
 
+def public_pool_unpublished(state: Methodology, cycle: str) -> int | None:
+    """Section 6: the public pool's list and commits "se publican antes de cada ciclo": the
+    position a cycle's pools were drawn at, while no approval covers it yet (else None)."""
+    drawn = state.selected_at.get(cycle)
+    if drawn is None or any(a.position >= drawn for a in state.authority.approvals):
+        return None
+    return drawn
+
+
 def public_state(state: Methodology) -> Methodology:
     """The state without what the public may not see yet: never the pool's candidates (they
     would narrow the secret pool) nor, before its cycle is closed, a secret list or its salt."""

@@ -26,6 +26,7 @@ from ledger.ledger import Ledger
 from projections.methodology import MethodologyProjection
 from tests.api.test_pool_candidates import SINCE, github
 from tests.api.test_publication import agent
+from tests.api.test_reruns import RUNTIME
 from tests.api.test_secrets_crawl import HTML, crawl
 from tests.conftest import argusic
 from tests.github_stand_in import TODAY, GitHubStandIn
@@ -44,7 +45,7 @@ def env(github: GitHubStandIn, cli_env: dict[str, str], tmp_path: Path) -> dict[
     env = {**cli_env, "ARGUSIC_GITHUB_API": github.url}
     records = [
         *EDITIONS,
-        agent("agent-a"),
+        agent("agent-a") | {"runtime": RUNTIME},
         cycle("2026-11", "2026-11-01"),
         cycle("2026-12", "2026-12-01"),
     ]
@@ -192,3 +193,15 @@ def test_the_secret_pool_is_in_no_public_answer_until_the_close_and_then_verifie
             assert 'data-verified="true"' in page
     finally:
         opened.close()
+
+
+def test_a_cycle_is_scheduled_only_once_its_public_pool_is_published(env: dict[str, str]) -> None:
+    select(env, "2026-12", str(TODAY))
+    refused = argusic(env, "schedule", "--cycle", "2026-12")
+    assert refused.returncode == 1
+    assert "cycle 2026-12: its public pool (drawn at position" in refused.stderr
+    assert "is in no approved publication yet" in refused.stderr
+    assert argusic(env, "publish", "--as", OWNER).returncode == 0
+    scheduled = argusic(env, "schedule", "--cycle", "2026-12", "--json")
+    assert scheduled.returncode == 0, scheduled.stderr
+    assert len(json.loads(scheduled.stdout)["scheduled"]) == 20 * 3  # three runs a project
