@@ -1,0 +1,89 @@
+"""Section 8's confirmations: held values confirmed by a later snapshot (or the other run) are
+published, a new leader's all together; unconfirmed after 7 days the operator is told. And
+`siiq holds`."""
+
+from __future__ import annotations
+
+import msgspec
+
+from api.services.queries import SiiqQueries
+from api.services.siiq_run import Run
+from api.services.siiq_values import LEADER, other_run
+from domain.events import (
+    HoldConfirmed,
+    PublishedValue,
+)
+from domain.siiq import guards as rules
+from domain.siiq.guards import Seen
+from projections.siiq import Hold
+from projections.views.siiq_publication import HoldRow, NoticeRow, holds, notices
+
+
+def _history(hold: Hold, run: Run) -> list[Seen]:
+    pending = run.observed.get(hold.held.hold)
+    return [*hold.history, *([pending[0]] if pending else [])]
+
+
+def confirm_holds(run: Run) -> None:
+    """Section 8: held values confirmed by a later snapshot (or the other run) are published,
+    a new leader's only all together once its score held steady; unconfirmed after 7 days the
+    operator is told."""
+    leaders: dict[str, list[Hold]] = {}
+    for hold in run.guards.holds.values():
+        if hold.held.reason == LEADER:
+            leaders.setdefault(hold.held.model, []).append(hold)
+            continue
+        latest = run.observed.get(hold.held.hold, (None, hold.latest))[1]
+        if latest is not None and rules.confirmed_by_snapshot(
+            _history(hold, run), hold.held.snapshot, run.now
+        ):
+            _confirm(run, hold, latest, f"snapshot {run.snapshot}")
+        elif latest is not None and rules.confirmed_by_other_run(
+            latest.result.score, other_run(run, latest)
+        ):
+            _confirm(run, hold, latest, "the other run of the same questions")
+        elif rules.notice_due(hold.held.since, run.now, rules.HOLD_NOTICE, hold.notified):
+            run.notify(
+                hold.held.hold,
+                f"{hold.held.model} on {hold.held.benchmark} held since "
+                f"{hold.held.since:%Y-%m-%d %H:%M} UTC, unconfirmed after 7 days: "
+                "release_hold after checking the source",
+            )
+    for model, group in sorted(leaders.items()):
+        newest = {h.held.hold: run.observed.get(h.held.hold, (None, h.latest))[1] for h in group}
+        ready = all(
+            newest[h.held.hold] is not None
+            and rules.confirmed_by_snapshot(_history(h, run), h.held.snapshot, run.now)
+            for h in group
+        )
+        values = {v.key: v for v in newest.values() if v is not None}
+        proposed = run.index({**run.published(), **run.publish, **values})
+        entry = next((m for m in proposed.models if m.slug == model), None) if proposed else None
+        then = group[0].held.si_iq or 0.0
+        first = min(h.held.since for h in group)
+        if entry is not None and rules.leader_released(
+            ready, first, run.now, entry.si_iq_full, then
+        ):
+            for hold in group:
+                value = newest[hold.held.hold]
+                assert value is not None
+                _confirm(run, hold, value, f"snapshot {run.snapshot}, score steady")
+
+
+def _confirm(run: Run, hold: Hold, value: PublishedValue, by: str) -> None:
+    run.events.append(HoldConfirmed(hold=hold.held.hold, at=run.now, by=by))
+    run.note(confirmed=[*run.report.confirmed, hold.held.hold])
+    run.publish_value(value)
+
+
+class HoldsReport(msgspec.Struct, frozen=True, kw_only=True):
+    """`argusic siiq holds --json` (ARCHITECTURE.md, Wave 2 JSON outputs), with the notices."""
+
+    holds: list[HoldRow]
+    notifications: list[NoticeRow]
+
+
+def holds_report(queries: SiiqQueries) -> HoldsReport:
+    """Section 8: every held value and every notice to the operator, at the head."""
+    state = queries.reader.latest()
+    return HoldsReport(holds=holds(state), notifications=notices(state))

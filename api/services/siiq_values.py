@@ -1,0 +1,305 @@
+"""Section 8 on a newly used Epoch AI snapshot: definitions and revisions freeze a benchmark,
+new and changed numbers are cross-checked, then published or held (the new-leader guard last);
+re-matched names and deleted results leave."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Literal
+
+from api.services.ports import CrossChecking
+from api.services.siiq_run import Run
+from domain.events import (
+    BenchmarkFrozen,
+    CrossCheck,
+    CrossCheckRejected,
+    HoldObserved,
+    PublishedValue,
+    RevisionObserved,
+    ValueHeld,
+    value_key,
+)
+from domain.siiq import guards as rules
+from domain.siiq.benchmark_sources import BENCHMARKS, VERSION
+from domain.siiq.crosscheck import Claim, claim_of, confirmed
+from domain.siiq.guards import Seen
+from domain.siiq.index import calibrated_parameters
+from domain.siiq.matching import EPOCH
+from domain.siiq.records import Result
+
+OTHER_RUNS: dict[str, str] = {"gpqa_diamond": "openrouter_gpqa_diamond"}
+"""Section 8: the other run of the same questions that confirms a held value (GPQA Diamond by
+OpenRouter, once the index reads it)."""
+LEADER = "new leader"
+
+
+def _claim(value: PublishedValue) -> Claim:
+    result = value.result
+    identity = str(value.row.get(VERSION) or "").strip()
+    return claim_of(
+        result.model, result.benchmark, value.row, BENCHMARKS[result.benchmark].column, identity
+    )
+
+
+def _check(
+    run: Run, checker: CrossChecking, values: Sequence[PublishedValue]
+) -> tuple[list[CrossCheck], list[PublishedValue]]:
+    """Section 8: every new or changed number re-read in its row by the checker; the refused
+    ones are recorded and left out. Returns every answer and the confirmed values."""
+    answers = checker.ask([_claim(v) for v in values]) if values else []
+    checks, passed = [], []
+    for value, answer in zip(values, answers, strict=True):
+        ok = confirmed(answer)
+        r = value.result
+        checks.append(
+            CrossCheck(
+                model=r.model, benchmark=r.benchmark, value=r.score, confirmed=ok, answer=answer
+            )
+        )
+        if ok:
+            passed.append(value)
+        else:
+            run.events.append(
+                CrossCheckRejected(
+                    at=run.now, model=r.model, benchmark=r.benchmark, value=r.score, answer=answer
+                )
+            )
+    return checks, passed
+
+
+def check_values(run: Run, checker: CrossChecking) -> list[CrossCheck]:
+    """Section 8 on a newly used Epoch AI snapshot: changed definitions and revisions freeze
+    their benchmark; held values are observed; new and changed numbers of the other
+    benchmarks are cross-checked, then held or published; the new-leader guard last."""
+    candidates, published = run.candidates(), run.published()
+    intake = run.intake()
+    definitions = {b.benchmark: b for b in intake.benchmarks} if intake else {}
+    for name, new in sorted(definitions.items()):
+        old = run.guards.definitions.get(name)
+        changed = None if old is None else rules.definition_changed(old, new)
+        if changed is not None and name not in run.guards.frozen:
+            _freeze(run, name, "definition", f"definition changed: {changed}")
+    by_benchmark: dict[str, list[str]] = {}
+    for key, value in published.items():
+        by_benchmark.setdefault(value.result.benchmark, []).append(key)
+    moved = {
+        name: [
+            k
+            for k in keys
+            if k in candidates
+            and rules.moved(published[k].result.score, candidates[k].result.score)
+        ]
+        for name, keys in by_benchmark.items()
+    }
+    for name, keys in sorted(by_benchmark.items()):
+        frozen = name in run.guards.frozen or name in run.frozen_now
+        if not frozen and rules.is_revision(len(keys), len(moved[name])):
+            _freeze(
+                run,
+                name,
+                "revision",
+                f"{len(moved[name])} of {len(keys)} results moved by more than half a point",
+            )
+    checks: list[CrossCheck] = []
+    revising = {
+        e.benchmark for e in run.events if isinstance(e, BenchmarkFrozen) and e.kind == "revision"
+    }
+    revising |= {n for n, f in run.guards.frozen.items() if f.frozen.kind == "revision"}
+    for name in sorted(revising):
+        checks += _observe_revision(run, checker, name, moved.get(name, []))
+    held_keys = {h.held.candidate.key: h for h in run.guards.holds.values()}
+    for hold in run.guards.holds.values():
+        found = candidates.get(hold.held.candidate.key)
+        seen = Seen(run.snapshot, run.now, None if found is None else found.result.score)
+        run.observed[hold.held.hold] = (seen, found)
+        run.events.append(
+            HoldObserved(
+                hold=hold.held.hold,
+                snapshot=run.snapshot,
+                first_seen=run.now,
+                value=seen.value,
+                candidate=found,
+            )
+        )
+    _rematched(run)
+    frozen_names = run.frozen_now | set(run.guards.frozen)
+    changes = [
+        v
+        for k, v in sorted(candidates.items())
+        if v.result.benchmark not in frozen_names
+        and k not in held_keys
+        and (k not in published or published[k].result.score != v.result.score)
+    ]
+    answered, passed = _check(run, checker, changes)
+    checks += answered
+    _hold_or_publish(run, passed)
+    return checks
+
+
+def _freeze(run: Run, name: str, kind: Literal["definition", "revision"], reason: str) -> None:
+    run.frozen_now.add(name)
+    run.events.append(
+        BenchmarkFrozen(benchmark=name, at=run.now, kind=kind, reason=reason, snapshot=run.snapshot)
+    )
+
+
+def _observe_revision(
+    run: Run, checker: CrossChecking, name: str, moved: Sequence[str]
+) -> list[CrossCheck]:
+    """A revised benchmark in this snapshot: the values of its revision (those that moved now
+    or before), each new number cross-checked once."""
+    candidates = run.candidates()
+    freeze = run.guards.frozen.get(name)
+    before = freeze.observed if freeze else []
+    keys = set(moved) | {k for o in before for k in o.values}
+    last = {k: v for o in before for k, v in o.values.items()}
+    rejected_before = {k for o in before for k in o.rejected}
+    fresh = [
+        candidates[k]
+        for k in sorted(keys)
+        if k in candidates
+        and last.get(k) != candidates[k].result.score
+        and k not in rejected_before
+    ]
+    checks, _ = _check(run, checker, fresh)
+    refused = {value_key(c.model, c.benchmark) for c in checks if not c.confirmed}
+    values = {
+        k: (candidates[k].result.score if k in candidates else None) for k in sorted(keys - refused)
+    }
+    observed = RevisionObserved(
+        benchmark=name,
+        snapshot=run.snapshot,
+        first_seen=run.now,
+        values=values,
+        candidates=[candidates[k] for k in sorted(values) if k in candidates],
+        rejected=sorted(refused),
+    )
+    run.revised[name] = observed
+    run.events.append(observed)
+    return checks
+
+
+def _model_results(values: Mapping[str, PublishedValue], model: str) -> list[Result]:
+    return [v.result for v in values.values() if v.result.model == model]
+
+
+def _hold_or_publish(run: Run, passed: Sequence[PublishedValue]) -> None:
+    """Section 8: a confirmed number that moved more than 10 points or lies more than 4 SD from
+    its model's other results is held; the rest are published, unless the model would become
+    the new leader."""
+    published = run.published()
+    calibration = run.siiq.in_force.calibration if run.siiq.in_force else None
+    frozen = calibrated_parameters(calibration) if calibration else None
+    fresh: list[PublishedValue] = []
+    for value in passed:
+        old = published.get(value.key)
+        before = None if old is None else old.result.score
+        z = z_before = None
+        if frozen is not None:
+            others = _model_results(published, value.result.model)
+            z = rules.prediction_z(value.result, others, *frozen)
+            z_before = None if old is None else rules.prediction_z(old.result, others, *frozen)
+        reason = rules.hold_reason(before, value.result.score, z, z_before)
+        if reason is not None and not rules.confirmed_by_other_run(
+            value.result.score, other_run(run, value)
+        ):
+            _hold(run, value, before, reason)
+        else:
+            fresh.append(value)
+    leaders = _new_leaders(run, fresh)
+    for value in fresh:
+        if value.result.model in leaders:
+            _hold(
+                run,
+                value,
+                None if value.key not in published else published[value.key].result.score,
+                LEADER,
+                leaders[value.result.model],
+            )
+        else:
+            run.publish_value(value)
+
+
+def other_run(run: Run, value: PublishedValue) -> float | None:
+    other = OTHER_RUNS.get(value.result.benchmark)
+    found = run.candidates().get(value_key(value.result.model, other)) if other else None
+    return None if found is None else found.result.score
+
+
+def _hold(
+    run: Run, value: PublishedValue, before: float | None, reason: str, si_iq: float | None = None
+) -> None:
+    hold = f"{value.key}@{run.now:%Y-%m-%dT%H:%MZ}"
+    run.events.append(
+        ValueHeld(
+            hold=hold,
+            model=value.result.model,
+            benchmark=value.result.benchmark,
+            value=value.result.score,
+            published=before,
+            reason=reason,
+            since=run.now,
+            snapshot=run.snapshot,
+            candidate=value,
+            si_iq=si_iq,
+        )
+    )
+    run.note(held=[*run.report.held, hold])
+
+
+def _new_leaders(run: Run, fresh: Sequence[PublishedValue]) -> dict[str, float]:
+    """Section 8's new-leader guard: models not ranked before that the fresh values would put
+    more than 5 points above the current leader, with the score they would have."""
+    if not fresh:
+        return {}
+    now = run.index(run.published())
+    if now is None:
+        return {}
+    ranked = {m.slug for m in now.models if m.ranked}
+    leader = max((m.si_iq_full for m in now.models if m.ranked), default=None)
+    proposed = run.index({**run.published(), **run.publish, **{v.key: v for v in fresh}})
+    assert proposed is not None
+    touched = {v.result.model for v in fresh}
+    return {
+        m.slug: m.si_iq_full
+        for m in proposed.models
+        if m.slug in touched
+        and m.ranked
+        and rules.overtakes_leader(m.slug in ranked, m.si_iq_full, leader)
+    }
+
+
+def missing_values(run: Run) -> set[str]:
+    """The published values of unfrozen benchmarks that the current export no longer lists."""
+    candidates = run.candidates()
+    frozen = run.frozen_now | set(run.guards.frozen)
+    return {
+        k
+        for k, v in run.published().items()
+        if k not in candidates and v.result.benchmark not in frozen and k not in run.purged
+    }
+
+
+def _identity(value: PublishedValue) -> tuple[str, str]:
+    return value.result.benchmark, str(value.row.get(VERSION) or "").strip()
+
+
+def _rematched(run: Run) -> None:
+    """Section 8: when a source's name is matched to another model, the old match goes at once,
+    from the archived days too (its row now counts for the other model)."""
+    now = {_identity(v): k for k, v in run.candidates().items()}
+    for key, value in run.published().items():
+        moved_to = now.get(_identity(value))
+        if key not in run.candidates() and moved_to is not None and moved_to != key:
+            run.purged.add(key)
+
+
+def due_removals(run: Run) -> None:
+    """Section 8: a result Epoch AI deleted is removed six hours after it went (a source that
+    keeps last values would keep it)."""
+    missing = run.guards.missing
+    for key, since in missing.items():
+        value = run.published().get(key)
+        if value is not None and rules.removal_due(value.source == EPOCH, since, run.now):
+            run.removed.add(key)
+            run.correction = True
