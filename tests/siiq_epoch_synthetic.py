@@ -57,6 +57,8 @@ class SyntheticExport:
     drop_columns: dict[str, str] = field(default_factory=dict)
     blank_columns: dict[str, str] = field(default_factory=dict)
     """A column left empty in a benchmark's table (its standard errors: n is then assumed)."""
+    renamed_columns: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """A column renamed in a benchmark's table (old name, new name)."""
     released: str = "2025-06-01"
 
     def models(self) -> list[str]:
@@ -93,6 +95,9 @@ class SyntheticExport:
         if blank is not None:
             for row in rows:
                 row[columns.index(blank)] = ""
+        renamed = self.renamed_columns.get(bench)
+        if renamed is not None:
+            columns[columns.index(renamed[0])] = renamed[1]
         drop = self.drop_columns.get(bench)
         if drop is not None:
             at = columns.index(drop)

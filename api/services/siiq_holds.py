@@ -4,11 +4,13 @@ published, a new leader's all together; unconfirmed after 7 days the operator is
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import msgspec
 
 from api.services.queries import SiiqQueries
 from api.services.siiq_run import Run
-from api.services.siiq_values import LEADER, other_run
+from api.services.siiq_values import LEADER, cross_check, other_run
 from domain.events import (
     HoldConfirmed,
     PublishedValue,
@@ -26,22 +28,18 @@ def _history(hold: Hold, run: Run) -> list[Seen]:
 
 def confirm_holds(run: Run) -> None:
     """Section 8: held values confirmed by a later snapshot (or the other run) are published,
-    a new leader's only all together once its score held steady; unconfirmed after 7 days the
-    operator is told."""
+    a new leader's only all together once its score held steady, each re-read by the checker
+    at the value about to be published (a disagreement keeps the hold); unconfirmed after 7
+    days the operator is told."""
     leaders: dict[str, list[Hold]] = {}
     for hold in run.guards.holds.values():
         if hold.held.reason == LEADER:
             leaders.setdefault(hold.held.model, []).append(hold)
             continue
         latest = run.observed.get(hold.held.hold, (None, hold.latest))[1]
-        if latest is not None and rules.confirmed_by_snapshot(
-            _history(hold, run), hold.held.snapshot, run.now
-        ):
-            _confirm(run, hold, latest, f"snapshot {run.snapshot}")
-        elif latest is not None and rules.confirmed_by_other_run(
-            latest.result.score, other_run(run, latest)
-        ):
-            _confirm(run, hold, latest, "the other run of the same questions")
+        by = None if latest is None else _confirmed_by(run, hold, latest)
+        if latest is not None and by is not None and reread(run, [latest]):
+            _confirm(run, hold, latest, by)
         elif rules.notice_due(hold.held.since, run.now, rules.HOLD_NOTICE, hold.notified):
             run.notify(
                 hold.held.hold,
@@ -61,13 +59,31 @@ def confirm_holds(run: Run) -> None:
         entry = next((m for m in proposed.models if m.slug == model), None) if proposed else None
         then = group[0].held.si_iq or 0.0
         first = min(h.held.since for h in group)
-        if entry is not None and rules.leader_released(
-            ready, first, run.now, entry.si_iq_full, then
+        if (
+            entry is not None
+            and rules.leader_released(ready, first, run.now, entry.si_iq_full, then)
+            and reread(run, list(values.values()))
         ):
             for hold in group:
                 value = newest[hold.held.hold]
                 assert value is not None
                 _confirm(run, hold, value, f"snapshot {run.snapshot}, score steady")
+
+
+def _confirmed_by(run: Run, hold: Hold, latest: PublishedValue) -> str | None:
+    """What confirms a held value (section 8): a later snapshot, or the other run of the same
+    questions; None while nothing does."""
+    if rules.confirmed_by_snapshot(_history(hold, run), hold.held.snapshot, run.now):
+        return f"snapshot {run.snapshot}"
+    if rules.confirmed_by_other_run(latest.result.score, other_run(run, latest)):
+        return "the other run of the same questions"
+    return None
+
+
+def reread(run: Run, values: Sequence[PublishedValue]) -> bool:
+    """Section 8: every new or changed number is re-read in its source row before it is
+    published: a held value at the number about to be published, immediately before."""
+    return len(cross_check(run, values)) == len(values)
 
 
 def _confirm(run: Run, hold: Hold, value: PublishedValue, by: str) -> None:

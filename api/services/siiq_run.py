@@ -9,10 +9,12 @@ from datetime import datetime
 
 import msgspec
 
+from api.services.ports import CrossChecking
 from api.services.queries import SiiqQueries
 from api.services.siiq_publication import PublishReport
 from api.services.sources import SourcesQueries
 from domain.events import (
+    CrossCheck,
     DomainEvent,
     OperatorNotified,
     PublishedValue,
@@ -49,9 +51,12 @@ class UpdateReport(msgspec.Struct, frozen=True, kw_only=True):
 class Run:
     """One update: the state it read, the time it runs at, and the events it decides, in order."""
 
-    def __init__(self, ledger: Ledger, now: datetime) -> None:
+    def __init__(self, ledger: Ledger, now: datetime, checker: CrossChecking | None) -> None:
         self.ledger = ledger
         self.now = now
+        self.checker = checker
+        self.checks: list[CrossCheck] = []
+        """Every number the checker re-read in this update, with its answer (section 8)."""
         self.sources = SourcesQueries(ledger).latest()
         self.queries = SiiqQueries(ledger)
         self.siiq: Siiq = self.queries.reader.latest()

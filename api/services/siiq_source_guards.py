@@ -17,7 +17,7 @@ from domain.events import (
     TableSummary,
 )
 from domain.siiq import guards as rules
-from domain.siiq.benchmark_sources import BENCHMARKS
+from domain.siiq.benchmark_sources import BENCHMARKS, BY_TABLE
 from domain.siiq.guards import TableShape
 from domain.siiq.matching import EPOCH
 from projections.siiq_sources import Sources, good_snapshots
@@ -37,7 +37,7 @@ def snapshots(sources: Sources) -> dict[str, str]:
     return found
 
 
-def _shapes(sources: Sources, source: str) -> list[TableSummary]:
+def shapes(sources: Sources, source: str) -> list[TableSummary]:
     return [
         msgspec.structs.replace(t, name=f"{s.address}#{t.name}")
         for s in good_snapshots(sources, source)
@@ -45,7 +45,7 @@ def _shapes(sources: Sources, source: str) -> list[TableSummary]:
     ]
 
 
-def _shape(tables: Sequence[TableSummary]) -> list[TableShape]:
+def shape(tables: Sequence[TableSummary]) -> list[TableShape]:
     return [TableShape(t.name, t.rows, tuple(t.columns)) for t in tables]
 
 
@@ -72,7 +72,7 @@ def source_guards(run: Run, current: Mapping[str, str]) -> tuple[dict[str, str],
     for source, snapshot in current.items():
         before = run.guards.used.get(source)
         kept = run.guards.kept.get(source, [])
-        tables = _shapes(run.sources, source)
+        tables = shapes(run.sources, source)
         if before is not None and snapshot == before.snapshot:
             used[source] = snapshot
             if kept:
@@ -114,6 +114,18 @@ def source_guards(run: Run, current: Mapping[str, str]) -> tuple[dict[str, str],
     return used, uses
 
 
+def score_columns(source: str, tables: Sequence[TableShape]) -> dict[str, str]:
+    """The score column of each of Epoch AI's benchmark tables (`<address>#<table>`)."""
+    if source != EPOCH:
+        return {}
+    found = {}
+    for table in tables:
+        entry = BY_TABLE.get(table.name.rsplit("#", 1)[-1])
+        if entry is not None:
+            found[table.name] = entry[1].column
+    return found
+
+
 def _accepted(run: Run, source: str, snapshot: str, reason: str) -> SourceDataAccepted:
     return SourceDataAccepted(at=run.now, source=source, snapshot=snapshot, reason=reason)
 
@@ -121,8 +133,8 @@ def _accepted(run: Run, source: str, snapshot: str, reason: str) -> SourceDataAc
 def _shape_problem(
     source: str, before: SourceUsed, tables: Sequence[TableSummary]
 ) -> tuple[Literal["format", "rows"], str] | None:
-    old, new = _shape(before.tables), _shape(tables)
-    changed = rules.format_change(old, new)
+    old, new = shape(before.tables), shape(tables)
+    changed = rules.format_change(old, new, score_columns(source, old))
     if changed is not None:
         return "format", f"format changed: {changed}"
     rows_now = {t.name: t.rows for t in new}

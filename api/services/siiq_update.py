@@ -51,7 +51,7 @@ def update_siiq(
     ledger: Ledger, checker: CrossChecking | None, now: datetime, site: SiteCheck | None = None
 ) -> UpdateReport:
     """Section 8, one update over the latest snapshots (see the module's docstring)."""
-    run = Run(ledger, now)
+    run = Run(ledger, now, checker)
     if checker is None:
         return _halt(run, NO_CHECKER)
     current = snapshots(run.sources)
@@ -61,18 +61,19 @@ def update_siiq(
     run.snapshot = used[EPOCH]
     new_epoch = any(u.source == EPOCH for u in uses) or run.guards.recheck
     try:
-        checks = check_values(run, checker) if new_epoch else []
+        if new_epoch:
+            check_values(run)
+        due_removals(run)
+        confirm_holds(run)
     except CrossCheckUnavailable as down:
         return _halt(run, str(down))
-    due_removals(run)
-    confirm_holds(run)
     revisions(run)
     intake = run.intake() if new_epoch else None
     ran = SiiqUpdateRan(
         at=now,
         snapshots=used,
         checker=checker.name,
-        checks=checks,
+        checks=run.checks,
         used=uses,
         definitions=intake.benchmarks if intake else [],
         missing=sorted(missing_values(run)) if new_epoch else None,

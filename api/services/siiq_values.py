@@ -7,8 +7,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Literal
 
-from api.services.ports import CrossChecking
 from api.services.siiq_run import Run
+from api.services.siiq_source_guards import score_columns, shape, shapes
 from domain.events import (
     BenchmarkFrozen,
     CrossCheck,
@@ -20,7 +20,7 @@ from domain.events import (
     value_key,
 )
 from domain.siiq import guards as rules
-from domain.siiq.benchmark_sources import BENCHMARKS, VERSION
+from domain.siiq.benchmark_sources import BENCHMARKS, BY_TABLE, VERSION
 from domain.siiq.crosscheck import Claim, claim_of, confirmed
 from domain.siiq.guards import Seen
 from domain.siiq.index import calibrated_parameters
@@ -41,17 +41,17 @@ def _claim(value: PublishedValue) -> Claim:
     )
 
 
-def _check(
-    run: Run, checker: CrossChecking, values: Sequence[PublishedValue]
-) -> tuple[list[CrossCheck], list[PublishedValue]]:
-    """Section 8: every new or changed number re-read in its row by the checker; the refused
-    ones are recorded and left out. Returns every answer and the confirmed values."""
-    answers = checker.ask([_claim(v) for v in values]) if values else []
-    checks, passed = [], []
+def cross_check(run: Run, values: Sequence[PublishedValue]) -> list[PublishedValue]:
+    """Section 8: each number re-read in its row by the checker, at the value about to be used;
+    every answer is recorded on the update, the refused ones also as rejected. Returns the
+    confirmed values."""
+    assert run.checker is not None
+    answers = run.checker.ask([_claim(v) for v in values]) if values else []
+    passed = []
     for value, answer in zip(values, answers, strict=True):
         ok = confirmed(answer)
         r = value.result
-        checks.append(
+        run.checks.append(
             CrossCheck(
                 model=r.model, benchmark=r.benchmark, value=r.score, confirmed=ok, answer=answer
             )
@@ -64,20 +64,16 @@ def _check(
                     at=run.now, model=r.model, benchmark=r.benchmark, value=r.score, answer=answer
                 )
             )
-    return checks, passed
+    return passed
 
 
-def check_values(run: Run, checker: CrossChecking) -> list[CrossCheck]:
+def check_values(run: Run) -> None:
     """Section 8 on a newly used Epoch AI snapshot: changed definitions and revisions freeze
     their benchmark; held values are observed; new and changed numbers of the other
     benchmarks are cross-checked, then held or published; the new-leader guard last."""
     candidates, published = run.candidates(), run.published()
-    intake = run.intake()
-    definitions = {b.benchmark: b for b in intake.benchmarks} if intake else {}
-    for name, new in sorted(definitions.items()):
-        old = run.guards.definitions.get(name)
-        changed = None if old is None else rules.definition_changed(old, new)
-        if changed is not None and name not in run.guards.frozen:
+    for name, changed in sorted(_definition_changes(run).items()):
+        if name not in run.guards.frozen:
             _freeze(run, name, "definition", f"definition changed: {changed}")
     by_benchmark: dict[str, list[str]] = {}
     for key, value in published.items():
@@ -100,13 +96,12 @@ def check_values(run: Run, checker: CrossChecking) -> list[CrossCheck]:
                 "revision",
                 f"{len(moved[name])} of {len(keys)} results moved by more than half a point",
             )
-    checks: list[CrossCheck] = []
     revising = {
         e.benchmark for e in run.events if isinstance(e, BenchmarkFrozen) and e.kind == "revision"
     }
     revising |= {n for n, f in run.guards.frozen.items() if f.frozen.kind == "revision"}
     for name in sorted(revising):
-        checks += _observe_revision(run, checker, name, moved.get(name, []))
+        _observe_revision(run, name, moved.get(name, []))
     held_keys = {h.held.candidate.key: h for h in run.guards.holds.values()}
     for hold in run.guards.holds.values():
         found = candidates.get(hold.held.candidate.key)
@@ -130,10 +125,39 @@ def check_values(run: Run, checker: CrossChecking) -> list[CrossCheck]:
         and k not in held_keys
         and (k not in published or published[k].result.score != v.result.score)
     ]
-    answered, passed = _check(run, checker, changes)
-    checks += answered
-    _hold_or_publish(run, passed)
-    return checks
+    _hold_or_publish(run, cross_check(run, changes))
+
+
+def _definition_changes(run: Run) -> dict[str, str]:
+    """Section 8: the benchmarks whose definition changed in this snapshot (score column
+    renamed or gone, scale, chance, ceiling, n), each with the first change found."""
+    intake, before = run.intake(), run.guards.used.get(EPOCH)
+    definitions = {b.benchmark: b for b in intake.benchmarks} if intake else {}
+    old_tables = {t.name: t for t in shape(before.tables)} if before else {}
+    columns = score_columns(EPOCH, list(old_tables.values()))
+    scores: dict[str, list[float]] = {}
+    for value in run.candidates().values():
+        scores.setdefault(value.result.benchmark, []).append(value.result.score)
+    changes: dict[str, str] = {}
+    for table in shape(shapes(run.sources, EPOCH)):
+        old, column = old_tables.get(table.name), columns.get(table.name)
+        gone = (
+            None if old is None or column is None else rules.score_column_gone(old, table, column)
+        )
+        entry = BY_TABLE.get(table.name.rsplit("#", 1)[-1])
+        if gone is not None and entry is not None:
+            changes[entry[0]] = gone
+    for name, new in definitions.items():
+        old_definition = run.guards.definitions.get(name)
+        if old_definition is None:
+            continue
+        changed = rules.scale_changed(
+            scores.get(name, []), BENCHMARKS[name].scale
+        ) or rules.definition_changed(old_definition, new)
+        if changed is not None:
+            changes.setdefault(name, changed)
+
+    return changes
 
 
 def _freeze(run: Run, name: str, kind: Literal["definition", "revision"], reason: str) -> None:
@@ -143,9 +167,7 @@ def _freeze(run: Run, name: str, kind: Literal["definition", "revision"], reason
     )
 
 
-def _observe_revision(
-    run: Run, checker: CrossChecking, name: str, moved: Sequence[str]
-) -> list[CrossCheck]:
+def _observe_revision(run: Run, name: str, moved: Sequence[str]) -> None:
     """A revised benchmark in this snapshot: the values of its revision (those that moved now
     or before), each new number cross-checked once."""
     candidates = run.candidates()
@@ -161,8 +183,8 @@ def _observe_revision(
         and last.get(k) != candidates[k].result.score
         and k not in rejected_before
     ]
-    checks, _ = _check(run, checker, fresh)
-    refused = {value_key(c.model, c.benchmark) for c in checks if not c.confirmed}
+    passed = {v.key for v in cross_check(run, fresh)}
+    refused = {v.key for v in fresh} - passed
     values = {
         k: (candidates[k].result.score if k in candidates else None) for k in sorted(keys - refused)
     }
@@ -176,7 +198,6 @@ def _observe_revision(
     )
     run.revised[name] = observed
     run.events.append(observed)
-    return checks
 
 
 def _model_results(values: Mapping[str, PublishedValue], model: str) -> list[Result]:

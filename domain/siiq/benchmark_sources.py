@@ -170,12 +170,13 @@ BY_TABLE: dict[str, tuple[str, BenchmarkSource]] = {s.table: (n, s) for n, s in 
 
 def required_columns(table: str) -> tuple[str, ...]:
     """The columns a table of Epoch's export must have for the index to read it: the version
-    and score columns of a benchmark's table, the version, group and release date of the groups
-    table; () for a table the index does not read."""
+    column of a benchmark's table (its score column renamed or gone freezes that benchmark
+    alone, section 8), the version, group and release date of the groups table; () for a
+    table the index does not read."""
     if table == GROUPS_TABLE:
         return GROUP_COLUMNS
     if table in BY_TABLE:
-        return (VERSION, BY_TABLE[table][1].column)
+        return (VERSION,)
     return ()
 
 

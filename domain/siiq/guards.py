@@ -144,15 +144,43 @@ class TableShape(NamedTuple):
     columns: tuple[str, ...]
 
 
-def format_change(before: Sequence[TableShape], after: Sequence[TableShape]) -> str | None:
-    """SI-IQ section 8: a source changed format when a table it had is gone or lost a column."""
+def format_change(
+    before: Sequence[TableShape],
+    after: Sequence[TableShape],
+    score_columns: Mapping[str, str] | None = None,
+) -> str | None:
+    """SI-IQ section 8: a source changed format when a table it had is gone or lost a column;
+    a benchmark table's score column (`score_columns`, by table) is its benchmark's definition,
+    not the source's format (`score_column_gone`)."""
     now = {t.name: t for t in after}
+    ignored = score_columns or {}
     for table in before:
         if table.name not in now:
             return f"{table.name} is gone"
-        lost = [c for c in table.columns if c not in now[table.name].columns]
+        lost = [
+            c
+            for c in table.columns
+            if c not in now[table.name].columns and c != ignored.get(table.name)
+        ]
         if lost:
             return f"{table.name} lost column(s) {', '.join(lost)}"
+    return None
+
+
+def score_column_gone(before: TableShape, after: TableShape, column: str) -> str | None:
+    """SI-IQ section 8: a benchmark's score column renamed or gone changes that benchmark's
+    definition: it alone freezes, the source's other benchmarks go on updating."""
+    if column in before.columns and column not in after.columns:
+        return f"score column {column} of {after.name.rsplit('#', 1)[-1]} is gone"
+    return None
+
+
+def scale_changed(scores: Sequence[float], scale: float) -> str | None:
+    """SI-IQ section 8: a benchmark's scale changed when its scores, divided by the scale its
+    configuration gives, are no longer proportions (one above 1)."""
+    top = max(scores, default=0.0)
+    if top > 1.0:
+        return f"scale changed: a score of {top * scale:g} is above {scale:g}"
     return None
 
 

@@ -190,16 +190,14 @@ def test_github_files_are_recorded_at_their_exact_commit(
 
 
 def bad_inputs(server: SourceServer) -> dict[str, tuple[object, str]]:
-    renamed = (
-        (EPOCH_APR / "gpqa_diamond.csv")
-        .read_bytes()
-        .replace(b"Best score (across scorers)", b"Best score", 1)
-    )
+    # A renamed score column freezes that benchmark alone (section 8); the version column is
+    # what the file cannot do without.
+    renamed = (EPOCH_APR / "gpqa_diamond.csv").read_bytes().replace(b"Model version", b"Model", 1)
     return {
         "truncated": (lambda: server.truncate(ZIP), "not a complete zip archive"),
         "column": (
             lambda: server.change(ZIP, epoch_zip(EPOCH_APR, {"gpqa_diamond.csv": renamed})),
-            "gpqa_diamond.csv: no column 'Best score (across scorers)'",
+            "gpqa_diamond.csv: no column 'Model version'",
         ),
         "html": (lambda: server.html_page(ZIP), "an HTML page was served instead of"),
     }
