@@ -4,6 +4,9 @@ a renamed or vanished score column and a changed scale freeze their benchmark al
 
 from __future__ import annotations
 
+import hashlib
+from typing import Any
+
 from domain.events import BenchmarkFrozen, SourceDataKept
 from domain.siiq.benchmark_sources import BENCHMARKS
 from tests.api.siiq.conftest import World
@@ -60,3 +63,32 @@ def test_a_changed_scale_freezes_that_benchmark(world: World) -> None:
     [frozen] = world.events(BenchmarkFrozen)
     assert frozen.reason.startswith("definition changed: scale changed: a score of ")
     assert world.scores() == before
+
+
+def epoch_status(world: World) -> dict[str, Any]:
+    [entry] = [s for s in world.status()["sources"] if s["source"] == "epoch"]
+    return entry
+
+
+def test_a_refused_file_shows_in_its_sources_entry_which_names_the_file_kept(
+    world: World,
+) -> None:
+    world.hour()
+    kept = hashlib.sha256(world.export.zip()).hexdigest()
+    world.export.drop_columns["gpqa_diamond"] = "Organization"
+    world.serve_export()
+    refused = hashlib.sha256(world.export.zip()).hexdigest()
+    world.hour()
+    entry = epoch_status(world)
+    assert entry["ok"] is False
+    assert entry["failure"].startswith("format changed: ")
+    assert "lost column(s) Organization" in entry["failure"]
+    assert entry["last_snapshot"]["sha256"] == kept != refused
+    assert [(f["ok"], f["last_snapshot"]["sha256"]) for f in entry["files"]] == [(False, kept)]
+    del world.export.drop_columns["gpqa_diamond"]
+    world.export.scores[MODEL, "hle"] += 0.001
+    world.serve_export()
+    world.hour()
+    entry = epoch_status(world)
+    assert (entry["ok"], entry["failure"]) == (True, None)
+    assert entry["last_snapshot"]["sha256"] == hashlib.sha256(world.export.zip()).hexdigest()
