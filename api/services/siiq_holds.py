@@ -30,7 +30,7 @@ def confirm_holds(run: Run) -> None:
     """Section 8: held values confirmed by a later snapshot (or the other run) are published,
     a new leader's only all together once its score held steady, each re-read by the checker
     at the value about to be published (a disagreement keeps the hold); unconfirmed after 7
-    days the operator is told."""
+    days the operator is told, of every kind of hold."""
     leaders: dict[str, list[Hold]] = {}
     for hold in run.guards.holds.values():
         if hold.held.reason == LEADER:
@@ -40,13 +40,8 @@ def confirm_holds(run: Run) -> None:
         by = None if latest is None else _confirmed_by(run, hold, latest)
         if latest is not None and by is not None and reread(run, [latest]):
             _confirm(run, hold, latest, by)
-        elif rules.notice_due(hold.held.since, run.now, rules.HOLD_NOTICE, hold.notified):
-            run.notify(
-                hold.held.hold,
-                f"{hold.held.model} on {hold.held.benchmark} held since "
-                f"{hold.held.since:%Y-%m-%d %H:%M} UTC, unconfirmed after 7 days: "
-                "release_hold after checking the source",
-            )
+        else:
+            _tell_if_due(run, hold)
     for model, group in sorted(leaders.items()):
         newest = {h.held.hold: run.observed.get(h.held.hold, (None, h.latest))[1] for h in group}
         ready = all(
@@ -68,6 +63,21 @@ def confirm_holds(run: Run) -> None:
                 value = newest[hold.held.hold]
                 assert value is not None
                 _confirm(run, hold, value, f"snapshot {run.snapshot}, score steady")
+        else:
+            for hold in group:
+                _tell_if_due(run, hold)
+
+
+def _tell_if_due(run: Run, hold: Hold) -> None:
+    """Section 8: a held value (a new leader's too) that nothing confirmed within 7 days of
+    being held is told to the operator, once."""
+    if rules.notice_due(hold.held.since, run.now, rules.HOLD_NOTICE, hold.notified):
+        run.notify(
+            hold.held.hold,
+            f"{hold.held.model} on {hold.held.benchmark} held since "
+            f"{hold.held.since:%Y-%m-%d %H:%M} UTC, unconfirmed after 7 days: "
+            "release_hold after checking the source",
+        )
 
 
 def _confirmed_by(run: Run, hold: Hold, latest: PublishedValue) -> str | None:

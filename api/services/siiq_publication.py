@@ -62,7 +62,7 @@ def publication_check(queries: SiiqQueries, position: int) -> tuple[str | None, 
     after = _scores(queries.index_at(position))
     moves = rules.publication_moves(before, after)
     problem = rules.publication_problem(moves, len(before), state.recalibrated_since_publication)
-    return problem, sorted({*moves.vanished, *moves.moved})
+    return problem, sorted({*moves.vanished, *moves.unranked, *moves.moved})
 
 
 def _scores(document: IndexDocument) -> dict[str, tuple[bool, float]]:

@@ -284,25 +284,39 @@ def monthly_recalibration_due(last: datetime | None, now: datetime) -> bool:
 class Moves(NamedTuple):
     vanished: list[str]
     moved: list[str]
+    unranked: tuple[str, ...] = ()
+
+
+def rank_lost(
+    before: Mapping[str, tuple[bool, float]], after: Mapping[str, tuple[bool, float]]
+) -> list[str]:
+    """SI-IQ section 8: the ranked models that would stay scored but lose their rank (a ranked
+    model disappearing from the ranking, as a vanished one does)."""
+    return sorted(
+        s for s, (ranked, _) in before.items() if ranked and s in after and not after[s][0]
+    )
 
 
 def publication_moves(
     before: Mapping[str, tuple[bool, float]], after: Mapping[str, tuple[bool, float]]
 ) -> Moves:
-    """SI-IQ section 8: the ranked models that would vanish and the models whose score would
-    move (by more than a point) from the last published index (slug -> (ranked, SI-IQ))."""
+    """SI-IQ section 8: the ranked models that would vanish or lose their rank, and the models
+    whose score would move (by more than a point) from the last published index (slug ->
+    (ranked, SI-IQ))."""
     vanished = sorted(s for s, (ranked, _) in before.items() if ranked and s not in after)
     moved_ = sorted(
         s for s, (_, v) in before.items() if s in after and abs(after[s][1] - v) > MOVED_POINTS
     )
-    return Moves(vanished, moved_)
+    return Moves(vanished, moved_, tuple(rank_lost(before, after)))
 
 
 def publication_problem(moves: Moves, scored_before: int, recalibrated: bool) -> str | None:
-    """SI-IQ section 8: publication halts when ranked models vanish, or when many scores move
-    without a recalibration."""
+    """SI-IQ section 8: publication halts when ranked models vanish (from the index or from
+    the ranking), or when many scores move without a recalibration."""
     if moves.vanished:
         return f"ranked models would vanish: {', '.join(moves.vanished)}"
+    if moves.unranked:
+        return f"ranked models would lose their rank: {', '.join(moves.unranked)}"
     if not recalibrated and len(moves.moved) > MANY_MOVED * scored_before:
         return f"{len(moves.moved)} of {scored_before} scores would move without a recalibration"
     return None
