@@ -45,6 +45,10 @@ __all__ = [
 
 NO_DATA = "no good Epoch AI snapshot yet: run `argusic sources fetch` first"
 NO_CHECKER = "no cross-check service is configured (ARGUSIC_CROSSCHECK_URL)"
+NO_FAMILY = (
+    "the cross-check's model family is not configured (ARGUSIC_CROSSCHECK_FAMILY): section 8 "
+    "needs a checker of another family than the model whose number it reads"
+)
 
 
 def update_siiq(
@@ -54,6 +58,8 @@ def update_siiq(
     run = Run(ledger, now, checker)
     if checker is None:
         return _halt(run, NO_CHECKER)
+    if not checker.family.strip():
+        return _halt(run, NO_FAMILY)
     current = snapshots(run.sources)
     if EPOCH not in current:
         return msgspec.structs.replace(run.report, reason=NO_DATA)

@@ -20,8 +20,8 @@ from domain.events import (
     value_key,
 )
 from domain.siiq import guards as rules
-from domain.siiq.benchmark_sources import BENCHMARKS, BY_TABLE, VERSION
-from domain.siiq.crosscheck import Claim, claim_of, confirmed
+from domain.siiq.benchmark_sources import BENCHMARKS, BY_TABLE, ORGANIZATION, VERSION
+from domain.siiq.crosscheck import Claim, claim_of, confirmed, family_problem
 from domain.siiq.guards import Seen
 from domain.siiq.index import calibrated_parameters
 from domain.siiq.matching import EPOCH
@@ -42,18 +42,30 @@ def _claim(value: PublishedValue) -> Claim:
 
 
 def cross_check(run: Run, values: Sequence[PublishedValue]) -> list[PublishedValue]:
-    """Section 8: each number re-read in its row by the checker, at the value about to be used;
-    every answer is recorded on the update, the refused ones also as rejected. Returns the
+    """Section 8: each number re-read in its row by the checker, a model of another family
+    than the model's whose number it reads (a number of its own family is not asked, and so
+    not confirmed), at the value about to be used; every answer is recorded on the update
+    with the checker's model and family, the refused ones also as rejected. Returns the
     confirmed values."""
-    assert run.checker is not None
-    answers = run.checker.ask([_claim(v) for v in values]) if values else []
+    checker = run.checker
+    assert checker is not None
+    problems = [family_problem(checker.family, str(v.row.get(ORGANIZATION) or "")) for v in values]
+    asked = [v for v, problem in zip(values, problems, strict=True) if problem is None]
+    answers = iter(checker.ask([_claim(v) for v in asked]) if asked else [])
     passed = []
-    for value, answer in zip(values, answers, strict=True):
-        ok = confirmed(answer)
+    for value, problem in zip(values, problems, strict=True):
+        answer = next(answers) if problem is None else f"not asked: {problem}"
+        ok = problem is None and confirmed(answer)
         r = value.result
         run.checks.append(
             CrossCheck(
-                model=r.model, benchmark=r.benchmark, value=r.score, confirmed=ok, answer=answer
+                model=r.model,
+                benchmark=r.benchmark,
+                value=r.score,
+                confirmed=ok,
+                answer=answer,
+                checker=checker.name,
+                family=checker.family,
             )
         )
         if ok:

@@ -354,6 +354,7 @@ def test_the_cli_fetches_updates_and_reports(
     assert "ARGUSIC_CROSSCHECK_URL" in halted["reason"]
     stand_in = CrossCheckStandIn().start()
     env["ARGUSIC_CROSSCHECK_URL"] = stand_in.url
+    env["ARGUSIC_CROSSCHECK_FAMILY"] = "Checker Lab"
     try:
         update = json.loads(argusic(env, "siiq", "update", "--json").stdout)
     finally:
@@ -368,6 +369,7 @@ def test_the_cli_fetches_updates_and_reports(
         assert member in calibration["reason"]
     stand_in = CrossCheckStandIn().start()
     env["ARGUSIC_CROSSCHECK_URL"] = stand_in.url
+    env["ARGUSIC_CROSSCHECK_FAMILY"] = "Checker Lab"
     try:
         again = json.loads(argusic(env, "siiq", "update", "--json").stdout)
     finally:

@@ -1,9 +1,21 @@
 """SI-IQ section 8's remaining guards through `siiq update`, over real HTTP: a ranked model
-losing its rank halts publication; a new leader's hold is told to the operator after 7 days."""
+losing its rank halts publication; a new leader's hold is told to the operator after 7 days;
+each check names the checker's model and family, which is never the family of the model whose
+number it reads."""
 
 from __future__ import annotations
 
-from domain.events import OperatorNotified, PublicationHalted, ValueHeld
+from datetime import timedelta
+
+from adapters.crosscheck import ChatCrossChecker
+from api.services.siiq_update import NO_FAMILY, update_siiq
+from domain.events import (
+    OperatorNotified,
+    PublicationHalted,
+    SiiqUpdateHalted,
+    SiiqUpdateRan,
+    ValueHeld,
+)
 from tests.api.siiq.conftest import World
 from tests.siiq_epoch_synthetic import USED
 
@@ -47,3 +59,35 @@ def test_a_new_leader_held_for_seven_days_is_told_to_the_operator(world: World) 
     assert all(h["notified"] for h in world.status()["holds"])
     world.hour(24)
     assert len(world.events(OperatorNotified)) == len(held)  # told once
+
+
+def test_each_check_records_the_checker_which_never_reads_its_own_familys_numbers(
+    world: World,
+) -> None:
+    world.hour()
+    [first] = world.events(SiiqUpdateRan)
+    assert {(c.checker, c.family) for c in first.checks} == {("other-model", "Checker Lab")}
+    before = world.scores()
+    world.export.organizations["GPT-5"] = "Other Lab, Checker Lab"
+    for model in ("GPT-5", "Model F"):
+        world.export.scores[model, "hle"] = round(before[model, "hle"] + 0.03, 4)
+    world.serve_export()
+    world.hour()
+    checks = {c.model: c for c in world.events(SiiqUpdateRan)[-1].checks}
+    assert checks["GPT-5"].confirmed is False
+    assert checks["GPT-5"].answer == (
+        "not asked: the checker's family Checker Lab is that of the model's developer Checker Lab"
+    )
+    assert (checks["Model F"].confirmed, checks["Model F"].family) == (True, "Checker Lab")
+    after = world.scores()
+    assert after["GPT-5", "hle"] == before["GPT-5", "hle"]
+    assert after["Model F", "hle"] == round(before["Model F", "hle"] + 0.03, 4)
+
+
+def test_a_checker_whose_family_is_not_configured_halts_the_update(world: World) -> None:
+    world.hour()
+    world.now += timedelta(hours=1)
+    with ChatCrossChecker(world.stand_in.url, "other-model", "token") as unnamed:
+        report = update_siiq(world.ledger, unnamed, world.now)
+    assert (report.halted, report.reason) == (True, NO_FAMILY)
+    assert world.events(SiiqUpdateHalted)[-1].reason == NO_FAMILY
