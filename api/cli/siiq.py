@@ -22,8 +22,10 @@ from api.services.siiq_publication import publish_check
 from api.services.siiq_report import report_markdown, siiq_report
 from api.services.siiq_update import HoldsReport, UpdateReport, holds_report, update_siiq
 from api.wiring import crosscheck_stand_in, crosschecker
+from domain.siiq.data import read_reference
 from domain.siiq.index import IndexDocument
 from domain.siiq.records import CalibrationSummary
+from domain.siiq.reference_group import REFERENCE_GROUP
 
 EXIT_MISMATCH = 1
 existing = click.Path(exists=True, dir_okay=False, path_type=Path)
@@ -57,6 +59,13 @@ def _calibration_human(summary: CalibrationSummary) -> str:
     help="A new major version (section 11): the reference group may change; the checks "
     "against the published index do not apply.",
 )
+@click.option(
+    "--frozen",
+    type=existing,
+    default=None,
+    help="The frozen reference group the first calibration must use (section 4), a slug a "
+    "line; default: section 4's list. For a synthetic world with its own group.",
+)
 @json_option
 @pass_session
 def calibrate_command(
@@ -66,10 +75,14 @@ def calibrate_command(
     benchmarks: Path,
     reference: Path,
     major: bool,
+    frozen: Path | None,
     as_json: bool,
 ) -> None:
     """Calibrate SI-IQ (section 3) and record it, accepted or rejected, in the ledger."""
-    summary = calibrate_files(session.argusic.ledger, results, benchmarks, reference, major=major)
+    group = REFERENCE_GROUP if frozen is None else read_reference(frozen.read_text())
+    summary = calibrate_files(
+        session.argusic.ledger, results, benchmarks, reference, major=major, frozen=group
+    )
     emit(summary, _calibration_human)
 
 

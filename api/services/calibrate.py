@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
 from pathlib import Path
 
 import msgspec
@@ -19,17 +20,26 @@ from domain.siiq.index import (
 )
 from domain.siiq.recalibration import recalibration_problem
 from domain.siiq.records import CalibrationSummary
+from domain.siiq.reference_group import REFERENCE_GROUP, first_reference_problem
 from domain.siiq.versions import Kind, calibration_version, structural_change
 from ledger.ledger import Ledger
 
 
 def calibrate_files(
-    ledger: Ledger, results: Path, benchmarks: Path, reference: Path, *, major: bool = False
+    ledger: Ledger,
+    results: Path,
+    benchmarks: Path,
+    reference: Path,
+    *,
+    major: bool = False,
+    frozen: Sequence[str] = REFERENCE_GROUP,
 ) -> CalibrationSummary:
     """Calibrate from the three input files and append the inputs (once) and the outcome:
-    `CalibrationAccepted` with every parameter, or `CalibrationRejected` with the reason; a
-    recalibration must also pass section 3's checks against the index it would replace and
-    keep the reference group, which only a major version (`major`) changes (section 11)."""
+    `CalibrationAccepted` with every parameter, or `CalibrationRejected` with the reason; the
+    first calibration must use the frozen reference group (`frozen`, section 4's list unless
+    a synthetic world names its own); a recalibration must also pass section 3's checks
+    against the index it would replace and keep the reference group, which only a major
+    version (`major`) changes (section 11)."""
     texts = {
         "results": results.read_bytes(),
         "benchmarks": benchmarks.read_bytes(),
@@ -44,6 +54,10 @@ def calibrate_files(
     queries = SiiqQueries(ledger)
     published = queries.index()
     version = queries.reader.latest().version
+    first = queries.reader.latest().in_force is None
+    refused = first_reference_problem(group, frozen) if first else None
+    if refused is not None:
+        summary = msgspec.structs.replace(summary, accepted=False, reason=refused)
     if summary.accepted and published.calibration.accepted:
         structural = structural_change(published.calibration, summary)
         problem = None if major else structural

@@ -15,6 +15,7 @@ from api.services.calibrate import calibrate_files
 from api.services.queries import SiiqQueries
 from api.wiring import Argusic, Settings
 from domain.events import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
+from domain.siiq.data import read_reference
 from domain.siiq.index import recompute
 from ledger.ledger import Ledger
 from tests.conftest import argusic
@@ -33,7 +34,11 @@ def inputs(problem: Problem, tmp_path: Path) -> dict[str, Path]:
 
 
 def calibrate(ledger: Ledger, paths: dict[str, Path]) -> object:
-    return calibrate_files(ledger, paths["results"], paths["benchmarks"], paths["reference"])
+    """A calibration in the synthetic world, whose frozen reference group is its own file's."""
+    frozen = read_reference(paths["reference"].read_text())
+    return calibrate_files(
+        ledger, paths["results"], paths["benchmarks"], paths["reference"], frozen=frozen
+    )
 
 
 def test_a_calibration_is_recorded_with_its_inputs_and_the_index_recomputes(
@@ -120,6 +125,8 @@ def test_the_cli_calibrates_publishes_and_recomputes(
         str(inputs["benchmarks"]),
         "--reference",
         str(inputs["reference"]),
+        "--frozen",
+        str(inputs["reference"]),
         "--json",
     )
     assert result.returncode == 0, result.stderr
@@ -189,3 +196,21 @@ def test_the_http_index_and_model_page(
 def test_before_any_calibration_the_index_is_empty(ledger: Ledger) -> None:
     index = SiiqQueries(ledger).index()
     assert (index.models, index.calibration.accepted) == ([], False)
+
+
+def test_a_first_calibration_with_another_reference_group_than_the_frozen_one_is_refused(
+    ledger: Ledger, inputs: dict[str, Path], cli_env: dict[str, str]
+) -> None:
+    files = ["--results", str(inputs["results"]), "--benchmarks", str(inputs["benchmarks"])]
+    files += ["--reference", str(inputs["reference"])]
+    result = argusic(cli_env, "siiq", "calibrate", *files, "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["accepted"] is False
+    assert summary["reason"].startswith(
+        "the reference group differs from the frozen one of section 4 (without Claude 3.7 Sonnet, "
+    )
+    [rejected] = [r.event for r in ledger.events() if isinstance(r.event, CalibrationRejected)]
+    assert rejected.calibration.reason == summary["reason"]
+    accepted = argusic(cli_env, "siiq", "calibrate", *files, "--frozen", files[-1], "--json")
+    assert json.loads(accepted.stdout)["accepted"] is True
