@@ -100,13 +100,16 @@ class Siiq(msgspec.Struct, kw_only=True):
     last_rejected: CalibrationRejected | None = None
     last_decision: CalibrationAccepted | CalibrationRejected | None = None
     version: str = METHOD_VERSION
+    major_since: datetime | None = None
+    """When the calibration that began the major version in force was recorded (section 4:
+    at most one major version a year)."""
     guards: Guards = msgspec.field(default_factory=Guards)
     authority: Authority = msgspec.field(default_factory=Authority)
     """Who may release a hold or approve a revision (ARCHITECTURE.md, "Authority")."""
 
 
 class SiiqProjection:
-    name = "siiq.v5"
+    name = "siiq.v6"
     model_type = Siiq
 
     def initial(self) -> Siiq:
@@ -119,6 +122,9 @@ class SiiqProjection:
                 model.inputs = inputs
             case CalibrationAccepted() as accepted:
                 model.in_force = model.last_decision = accepted
+                major = accepted.calibration.version.split(".")[0]
+                if model.major_since is None or major != model.version.split(".")[0]:
+                    model.major_since = accepted.at or recorded.recorded_at
                 model.version = accepted.calibration.version
                 guards.recalibrated_since_publication = True
             case CalibrationRejected() as rejected:
@@ -287,4 +293,6 @@ def index_document(state: Siiq, as_of: int) -> IndexDocument:
         credited = attributions(v.source for v in state.guards.values.values())
     else:
         credited = attributions(sources_of(state.inputs.inputs if state.inputs else {}))
-    return msgspec.structs.replace(document, version=state.version, attributions=credited)
+    return msgspec.structs.replace(
+        document, version=state.version, attributions=credited, conversion=state.in_force.conversion
+    )

@@ -56,8 +56,9 @@ def _calibration_human(summary: CalibrationSummary) -> str:
 @click.option(
     "--major",
     is_flag=True,
-    help="A new major version (section 11): the reference group may change; the checks "
-    "against the published index do not apply.",
+    help="A new major version (sections 4 and 11), at most once a year: the reference group "
+    "and the benchmark set may change; the ranked count and rank correlation checks still "
+    "apply; its conversion table (old score -> new) is published.",
 )
 @click.option(
     "--frozen",
@@ -80,8 +81,15 @@ def calibrate_command(
 ) -> None:
     """Calibrate SI-IQ (section 3) and record it, accepted or rejected, in the ledger."""
     group = REFERENCE_GROUP if frozen is None else read_reference(frozen.read_text())
+    argusic = session.argusic
     summary = calibrate_files(
-        session.argusic.ledger, results, benchmarks, reference, major=major, frozen=group
+        argusic.ledger,
+        results,
+        benchmarks,
+        reference,
+        major=major,
+        frozen=group,
+        now=argusic.clock(),
     )
     emit(summary, _calibration_human)
 

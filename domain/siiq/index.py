@@ -36,6 +36,7 @@ from domain.siiq.scores import (
     sums,
     weights,
 )
+from domain.siiq.versions import Conversion
 
 
 def run_calibration(
@@ -160,6 +161,8 @@ class IndexDocument(msgspec.Struct, frozen=True, kw_only=True):
     calibration: CalibrationSummary
     models: list[ModelEntry]
     attributions: list[Attribution] = msgspec.field(default_factory=list)
+    conversion: list[Conversion] = msgspec.field(default_factory=list)
+    """Section 4: the conversion table (old score -> new) of the major version in force."""
 
 
 def calibrated_parameters(summary: CalibrationSummary) -> tuple[list[Benchmark], Parameters]:

@@ -4,6 +4,7 @@ index, its recomputation, the CLI and the HTTP endpoints."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import msgspec
@@ -104,12 +105,23 @@ def test_a_recalibration_never_changes_the_reference_group_but_a_major_version_m
     assert reason.startswith("the reference group would change (without ")
     assert all(member in reason for member in problem.reference[-4:])
     assert SiiqQueries(ledger).index().calibration.reference == problem.reference
-    major = calibrate_files(
-        ledger, paths["results"], paths["benchmarks"], paths["reference"], major=True
-    )
-    assert major.accepted
+    files = (paths["results"], paths["benchmarks"], paths["reference"])
+    soon = calibrate_files(ledger, *files, major=True, now=datetime.now(UTC))
+    assert soon.accepted is False
+    assert (soon.reason or "").startswith("a major version at most once a year: ")
+    before = {m.slug: m.si_iq_full for m in SiiqQueries(ledger).index().models}
+    later = datetime.now(UTC) + timedelta(days=366)
+    major = calibrate_files(ledger, *files, major=True, now=later)
+    assert major.accepted, major.reason
     assert major.version == "2.0.0"
-    assert SiiqQueries(ledger).index().version == "2.0.0"
+    index = SiiqQueries(ledger).index()
+    assert index.version == "2.0.0"
+    after = {m.slug: m.si_iq_full for m in index.models}
+    assert [(c.model, c.old, c.new) for c in index.conversion] == [
+        (slug, before[slug], after[slug]) for slug in sorted(after) if slug in before
+    ]
+    assert index.conversion
+    assert any(c.old != c.new for c in index.conversion)
 
 
 def test_the_cli_calibrates_publishes_and_recomputes(
