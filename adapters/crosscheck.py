@@ -1,5 +1,6 @@
 """SI-IQ section 8's cross-check over HTTP: an OpenAI-compatible chat-completions endpoint
-(`ARGUSIC_CROSSCHECK_URL`, `ARGUSIC_CROSSCHECK_MODEL`, `ARGUSIC_CROSSCHECK_TOKEN`), and its
+(`ARGUSIC_CROSSCHECK_URL`, `ARGUSIC_CROSSCHECK_MODEL`, `ARGUSIC_CROSSCHECK_FAMILY`,
+`ARGUSIC_CROSSCHECK_TOKEN`), and its
 stand-in for tests and the demo on 127.0.0.1, which confirms a number only when the quoted row
 carries it. The prompt and the reading of answers are the domain's (`domain.siiq.crosscheck`).
 """
@@ -21,8 +22,11 @@ from domain.siiq.crosscheck import Claim, CrossCheckUnavailable, messages, row_c
 class ChatCrossChecker:
     """One HTTP client for an update's checks; the token goes only in the Authorization header."""
 
-    def __init__(self, url: str, model: str, token: str, timeout: float = 60.0) -> None:
+    def __init__(
+        self, url: str, model: str, token: str, family: str = "", timeout: float = 60.0
+    ) -> None:
         self.name = model
+        self.family = family
         self.endpoint = url.rstrip("/") + "/chat/completions"
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.client = httpx.Client(timeout=timeout, headers=headers)

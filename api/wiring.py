@@ -321,13 +321,17 @@ def keys_stand_in(env: Mapping[str, str], port: int) -> KeyStandIn:
 
 def crosschecker(env: Mapping[str, str] = os.environ) -> ChatCrossChecker | None:
     """SI-IQ section 8's checker at ARGUSIC_CROSSCHECK_URL (an OpenAI-compatible chat-completions
-    base URL), with ARGUSIC_CROSSCHECK_MODEL and ARGUSIC_CROSSCHECK_TOKEN; None when unset (the
-    update then halts)."""
+    base URL), with ARGUSIC_CROSSCHECK_MODEL, ARGUSIC_CROSSCHECK_FAMILY (the model's family,
+    section 8) and ARGUSIC_CROSSCHECK_TOKEN; None when unset (the update then halts)."""
     url = env.get("ARGUSIC_CROSSCHECK_URL")
     if not url:
         return None
     model = env.get("ARGUSIC_CROSSCHECK_MODEL") or "cross-check"
-    return ChatCrossChecker(url, model, env.get("ARGUSIC_CROSSCHECK_TOKEN", ""))
+    token, family = (
+        env.get("ARGUSIC_CROSSCHECK_TOKEN", ""),
+        env.get("ARGUSIC_CROSSCHECK_FAMILY", ""),
+    )
+    return ChatCrossChecker(url, model, token, family)
 
 
 def crosscheck_stand_in(port: int) -> CrossCheckStandIn:

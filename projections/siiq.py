@@ -110,13 +110,16 @@ class Siiq(msgspec.Struct, kw_only=True):
     """Section 11: where each major version after the first began (by its number): its
     calibration's position, or that of the inputs recorded with it (the index changes from
     there)."""
+    major_since: datetime | None = None
+    """When the calibration that began the major version in force was recorded (section 4:
+    at most one major version a year)."""
     guards: Guards = msgspec.field(default_factory=Guards)
     authority: Authority = msgspec.field(default_factory=Authority)
     """Who may release a hold or approve a revision (ARCHITECTURE.md, "Authority")."""
 
 
 class SiiqProjection:
-    name = "siiq.v6"
+    name = "siiq.v7"
     model_type = Siiq
 
     def initial(self) -> Siiq:
@@ -133,6 +136,10 @@ class SiiqProjection:
                     with_inputs = model.inputs_at == recorded.position - 1
                     start = model.inputs_at if with_inputs else recorded.position
                     model.majors[str(major(accepted.calibration.version))] = start
+                if model.major_since is None or major(accepted.calibration.version) != major(
+                    model.version
+                ):
+                    model.major_since = accepted.at or recorded.recorded_at
                 model.version = accepted.calibration.version
                 guards.recalibrated_since_publication = True
             case CalibrationRejected() as rejected:
@@ -309,5 +316,9 @@ def index_document(state: Siiq, as_of: int) -> IndexDocument:
     else:
         credited = attributions(sources_of(state.inputs.inputs if state.inputs else {}))
     return msgspec.structs.replace(
-        document, version=state.version, attributions=credited, rejected=rejected
+        document,
+        version=state.version,
+        attributions=credited,
+        rejected=rejected,
+        conversion=state.in_force.conversion,
     )

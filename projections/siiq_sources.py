@@ -34,6 +34,9 @@ class AddressState(msgspec.Struct, kw_only=True):
     address: str
     last: SourceSnapshotRecorded
     good: SourceSnapshotRecorded | None = None
+    files: dict[str, SourceSnapshotRecorded] = {}
+    """Every good file of the address by SHA-256: the one whose data the guards keep when they
+    refuse a newer one (section 8) is named in /status.json."""
 
 
 class Sources(msgspec.Struct, kw_only=True):
@@ -46,7 +49,7 @@ class Sources(msgspec.Struct, kw_only=True):
 
 
 class SiiqSourcesProjection:
-    name = "siiq-sources.v2"
+    name = "siiq-sources.v3"
     model_type = Sources
 
     def initial(self) -> Sources:
@@ -57,8 +60,15 @@ class SiiqSourcesProjection:
             case SourceSnapshotRecorded() as snapshot:
                 before = model.addresses.get(snapshot.stream)
                 good = snapshot if snapshot.ok else (before.good if before else None)
+                files = dict(before.files) if before else {}
+                if snapshot.ok:
+                    files[snapshot.sha256] = snapshot
                 model.addresses[snapshot.stream] = AddressState(
-                    source=snapshot.source, address=snapshot.address, last=snapshot, good=good
+                    source=snapshot.source,
+                    address=snapshot.address,
+                    last=snapshot,
+                    good=good,
+                    files=files,
                 )
                 key = groups_table(snapshot)
                 if key is not None and key not in model.epoch_groups:
@@ -245,23 +255,54 @@ def sources_status(model: Sources) -> list[SourceStatus]:
 
 
 def _address_status(state: AddressState) -> AddressStatus:
-    good = state.good
-    last = None
-    if good is not None:
-        last = LastSnapshot(
-            url=good.url,
-            sha256=good.sha256,
-            size=good.size,
-            fetched_at=good.fetched_at,
-            tables=len(good.tables),
-            rows=sum(t.rows for t in good.tables),
-        )
     return AddressStatus(
         address=state.address,
         ok=state.last.ok,
         failure=state.last.failure,
         last_checked_change=state.last.fetched_at,
-        last_snapshot=last,
+        last_snapshot=_last_snapshot(state.good),
+    )
+
+
+def _last_snapshot(good: SourceSnapshotRecorded | None) -> LastSnapshot | None:
+    if good is None:
+        return None
+    return LastSnapshot(
+        url=good.url,
+        sha256=good.sha256,
+        size=good.size,
+        fetched_at=good.fetched_at,
+        tables=len(good.tables),
+        rows=sum(t.rows for t in good.tables),
+    )
+
+
+def refused_status(model: Sources, status: SourceStatus, kept: str, failure: str) -> SourceStatus:
+    """Section 8: a source whose newer file an update refused (a format change, lost rows) is
+    not ok, says why, and names the files whose data is kept (`kept`: their SHA-256s as the
+    guards name a snapshot, `sha+sha~aliases:…`)."""
+    shas = set(kept.split("~", 1)[0].split("+"))
+    states = {s.address: s for s in model.addresses.values() if s.source == status.source}
+    files = []
+    for row in status.files:
+        state = states.get(row.address)
+        used = [f for sha, f in state.files.items() if sha in shas] if state else []
+        latest = state.good.sha256 if state and state.good else None
+        refused = bool(used) and latest != used[0].sha256
+        files.append(
+            msgspec.structs.replace(
+                row, ok=False, failure=failure, last_snapshot=_last_snapshot(used[0])
+            )
+            if refused
+            else row
+        )
+    good = [f.last_snapshot for f in files if f.last_snapshot is not None]
+    return msgspec.structs.replace(
+        status,
+        ok=False,
+        failure=failure,
+        last_snapshot=max(good, key=lambda s: (s.fetched_at, s.url), default=None),
+        files=files,
     )
 
 

@@ -102,7 +102,7 @@ def day(base: Path) -> tuple[list[float], list[UpdateReport], Argusic]:
             started = time.perf_counter()
             with argusic.source_reader(config) as reader:
                 fetch_sources(argusic.ledger, reader, config.sources)
-            with ChatCrossChecker(stand_in.url, "other-family", "") as checker:
+            with ChatCrossChecker(stand_in.url, "other-model", "", "Checker Lab") as checker:
                 reports.append(update_siiq(argusic.ledger, checker, now, site))
             times.append(time.perf_counter() - started)
         baseline = raw_day(server, sources)

@@ -187,7 +187,7 @@ def main() -> None:
                 fetch_sources(ledger, reader, config.sources)
         # Section 8's cross-check through the stand-in (the real data's rows carry their numbers).
         stand_in = CrossCheckStandIn().start()
-        with ChatCrossChecker(stand_in.url, "stand-in", "") as checker:
+        with ChatCrossChecker(stand_in.url, "stand-in", "", "Checker Lab") as checker:
             update_siiq(ledger, checker, utc_now(), site_check(argusic))
         stand_in.stop()
         report = report_markdown(siiq_report(ledger, utc_now().date()))

@@ -57,6 +57,10 @@ class SyntheticExport:
     drop_columns: dict[str, str] = field(default_factory=dict)
     blank_columns: dict[str, str] = field(default_factory=dict)
     """A column left empty in a benchmark's table (its standard errors: n is then assumed)."""
+    organizations: dict[str, str] = field(default_factory=dict)
+    """A model's developers in its benchmark rows' Organization cell (none by default)."""
+    renamed_columns: dict[str, tuple[str, str]] = field(default_factory=dict)
+    """A column renamed in a benchmark's table (old name, new name)."""
     released: str = "2025-06-01"
 
     def models(self) -> list[str]:
@@ -88,11 +92,15 @@ class SyntheticExport:
             if name == bench:
                 shown = score * source.scale
                 error = math.sqrt(max(score * (1 - score), 0.01) / 150) * source.se_scale
-                rows.append([model, f"{shown:.4f}", f"{error:.4f}", self.released, ""])
+                organization = self.organizations.get(model, "")
+                rows.append([model, f"{shown:.4f}", f"{error:.4f}", self.released, organization])
         blank = self.blank_columns.get(bench)
         if blank is not None:
             for row in rows:
                 row[columns.index(blank)] = ""
+        renamed = self.renamed_columns.get(bench)
+        if renamed is not None:
+            columns[columns.index(renamed[0])] = renamed[1]
         drop = self.drop_columns.get(bench)
         if drop is not None:
             at = columns.index(drop)

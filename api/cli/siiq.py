@@ -27,8 +27,10 @@ from api.services.siiq_update import HoldsReport, UpdateReport, holds_report, up
 from api.services.siiq_watch import Watch, WatchRound, watch
 from api.wiring import crosscheck_stand_in, crosschecker
 from domain.siiq.cadence import EVERY_SECONDS
+from domain.siiq.data import read_reference
 from domain.siiq.index import IndexDocument
 from domain.siiq.records import CalibrationSummary
+from domain.siiq.reference_group import REFERENCE_GROUP
 
 EXIT_MISMATCH = 1
 existing = click.Path(exists=True, dir_okay=False, path_type=Path)
@@ -59,8 +61,16 @@ def _calibration_human(summary: CalibrationSummary) -> str:
 @click.option(
     "--major",
     is_flag=True,
-    help="A new major version (section 11): the reference group may change; the checks "
-    "against the published index do not apply.",
+    help="A new major version (sections 4 and 11), at most once a year: the reference group "
+    "and the benchmark set may change; the ranked count and rank correlation checks still "
+    "apply; its conversion table (old score -> new) is published.",
+)
+@click.option(
+    "--frozen",
+    type=existing,
+    default=None,
+    help="The frozen reference group the first calibration must use (section 4), a slug a "
+    "line; default: section 4's list. For a synthetic world with its own group.",
 )
 @json_option
 @pass_session
@@ -71,10 +81,21 @@ def calibrate_command(
     benchmarks: Path,
     reference: Path,
     major: bool,
+    frozen: Path | None,
     as_json: bool,
 ) -> None:
     """Calibrate SI-IQ (section 3) and record it, accepted or rejected, in the ledger."""
-    summary = calibrate_files(session.argusic.ledger, results, benchmarks, reference, major=major)
+    group = REFERENCE_GROUP if frozen is None else read_reference(frozen.read_text())
+    argusic = session.argusic
+    summary = calibrate_files(
+        argusic.ledger,
+        results,
+        benchmarks,
+        reference,
+        major=major,
+        frozen=group,
+        now=argusic.clock(),
+    )
     emit(summary, _calibration_human)
 
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Sequence
+from datetime import UTC, datetime
 from pathlib import Path
 
 import msgspec
@@ -19,17 +21,35 @@ from domain.siiq.index import (
 )
 from domain.siiq.recalibration import recalibration_problem
 from domain.siiq.records import CalibrationSummary
-from domain.siiq.versions import Kind, calibration_version, structural_change
+from domain.siiq.reference_group import REFERENCE_GROUP, first_reference_problem
+from domain.siiq.versions import (
+    Conversion,
+    Kind,
+    calibration_version,
+    conversion_table,
+    major_too_soon,
+    structural_change,
+)
 from ledger.ledger import Ledger
 
 
 def calibrate_files(
-    ledger: Ledger, results: Path, benchmarks: Path, reference: Path, *, major: bool = False
+    ledger: Ledger,
+    results: Path,
+    benchmarks: Path,
+    reference: Path,
+    *,
+    major: bool = False,
+    frozen: Sequence[str] = REFERENCE_GROUP,
+    now: datetime | None = None,
 ) -> CalibrationSummary:
     """Calibrate from the three input files and append the inputs (once) and the outcome:
-    `CalibrationAccepted` with every parameter, or `CalibrationRejected` with the reason; a
-    recalibration must also pass section 3's checks against the index it would replace and
-    keep the reference group, which only a major version (`major`) changes (section 11)."""
+    `CalibrationAccepted` with every parameter, or `CalibrationRejected` with the reason; the
+    first calibration must use the frozen reference group (`frozen`, section 4's list unless
+    a synthetic world names its own); a recalibration must also pass section 3's checks
+    against the index it would replace and keep the reference group, which only a major
+    version (`major`, at most once a year, `now`; with its conversion table, old score ->
+    new, and the checks that still apply) changes (section 11)."""
     texts = {
         "results": results.read_bytes(),
         "benchmarks": benchmarks.read_bytes(),
@@ -43,18 +63,27 @@ def calibrate_files(
     summary = run_calibration(obs, all_benchmarks, set(selection.invalid_benchmarks), group)
     queries = SiiqQueries(ledger)
     published = queries.index()
-    version = queries.reader.latest().version
+    state = queries.reader.latest()
+    version = state.version
+    first = state.in_force is None
+    refused = first_reference_problem(group, frozen) if first else None
+    if refused is not None:
+        summary = msgspec.structs.replace(summary, accepted=False, reason=refused)
+    conversion: list[Conversion] = []
     if summary.accepted and published.calibration.accepted:
-        structural = structural_change(published.calibration, summary)
-        problem = None if major else structural
-        if problem is None and not major:
-            problem = recalibration_problem(published, build_index(selection.results, summary))
+        proposed = build_index(selection.results, summary)
+        too_soon = major_too_soon(state.major_since, now or datetime.now(UTC))
+        problem = (too_soon if major else structural_change(published.calibration, summary)) or (
+            recalibration_problem(published, proposed, major)
+        )
         if problem is not None:
             summary = msgspec.structs.replace(summary, accepted=False, reason=problem)
         else:
             kind: Kind = "major" if major else "minor"
             number = calibration_version(published.calibration, summary, version, kind)
             summary = msgspec.structs.replace(summary, version=number)
+            if major:
+                conversion = conversion_table(_scores(published), _scores(proposed))
     recorded = SiiqInputsRecorded(
         inputs=inputs,
         results=selection.results,
@@ -63,12 +92,18 @@ def calibrate_files(
         ignored_rows=selection.ignored_rows,
         invalid_benchmarks=selection.invalid_benchmarks,
     )
-    outcome = (CalibrationAccepted if summary.accepted else CalibrationRejected)(
-        inputs=inputs, calibration=summary
+    outcome: CalibrationAccepted | CalibrationRejected = (
+        CalibrationAccepted(inputs=inputs, calibration=summary, conversion=conversion)
+        if summary.accepted
+        else CalibrationRejected(inputs=inputs, calibration=summary)
     )
     events = [outcome] if ledger.stream(recorded.stream) else [recorded, outcome]
     ledger.append(ledger.next_versions(events))
     return summary
+
+
+def _scores(document: IndexDocument) -> list[tuple[str, float]]:
+    return [(m.slug, m.si_iq_full) for m in document.models]
 
 
 class RecomputeReport(msgspec.Struct, frozen=True, kw_only=True):

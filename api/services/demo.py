@@ -22,7 +22,7 @@ from api.services.reader import ProjectionReader
 from api.services.siiq_update import publish_inputs
 from domain.errors import InvalidInput
 from domain.events import PublishedValue
-from domain.siiq.data import read_results
+from domain.siiq.data import read_reference, read_results
 from ledger.ledger import Ledger
 from ledger.signing_key import create_signer, load_signer
 from projections.methodology import MethodologyProjection
@@ -50,7 +50,8 @@ def _calibrate(ledger: Ledger, siiq: Path) -> bool | None:
     if not (siiq / "results.csv").exists():
         return None
     files = (siiq / "results.csv", siiq / "benchmarks.csv", siiq / "reference.txt")
-    accepted = calibrate_files(ledger, *files).accepted
+    frozen = read_reference(files[2].read_text())  # the synthetic world's own frozen group
+    accepted = calibrate_files(ledger, *files, frozen=frozen).accepted
     if accepted:
         _archive(ledger, siiq / "results.csv")
     return accepted

@@ -63,5 +63,7 @@ class CrossChecking(Protocol):
     order; raises `CrossCheckUnavailable` when it does not answer."""
 
     name: str
+    family: str
+    """The checker model's family (section 8: another than the model's whose number it reads)."""
 
     def ask(self, claims: Sequence[Claim]) -> list[str]: ...

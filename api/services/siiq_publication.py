@@ -10,14 +10,21 @@ the SHA-256 of the documents it published, which replaying the ledger reproduces
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from datetime import datetime
 
 import msgspec
 
 from api.services.calibrate import recompute_document
 from api.services.queries import SiiqQueries
-from domain.events import DomainEvent, OperatorNotified, PublicationHalted, SiiqPublished
+from domain.events import (
+    DomainEvent,
+    OperatorNotified,
+    PublicationHalted,
+    PublishedValue,
+    SiiqPublished,
+    ValuesPublished,
+)
 from domain.siiq import guards as rules
 from domain.siiq.cadence import hourly_run
 from domain.siiq.index import IndexDocument
@@ -56,7 +63,7 @@ def publication_check(queries: SiiqQueries, position: int) -> tuple[str | None, 
     after = _scores(queries.index_at(position))
     moves = rules.publication_moves(before, after)
     problem = rules.publication_problem(moves, len(before), state.recalibrated_since_publication)
-    return problem, sorted({*moves.vanished, *moves.moved})
+    return problem, sorted({*moves.vanished, *moves.unranked, *moves.moved})
 
 
 def _scores(document: IndexDocument) -> dict[str, tuple[bool, float]]:
@@ -131,3 +138,18 @@ def publish_siiq(
         version=version,
         index_sha256=shas["index"],
     )
+
+
+def publish_inputs(
+    ledger: Ledger, values: Sequence[PublishedValue], now: datetime
+) -> PublishReport:
+    """Inputs already checked elsewhere (the demo's synthetic set, which no source serves)
+    published as one update's values at `now`, then the publication with section 8's check:
+    one day of section 11's archive."""
+    published = SiiqQueries(ledger).reader.latest().guards.values
+    changed = [v for v in values if published.get(v.key) != v]
+    if changed:
+        correction = any(v.key in published for v in changed)
+        event = ValuesPublished(at=now, values=changed, correction=correction)
+        ledger.append(ledger.next_versions([event]))
+    return publish_siiq(ledger, now)

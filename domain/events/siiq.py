@@ -4,9 +4,12 @@ from __future__ import annotations
 
 from datetime import datetime
 
+import msgspec
+
 from domain.events import streams
 from domain.events.base import Event
 from domain.siiq.records import Benchmark, CalibrationSummary, Result
+from domain.siiq.versions import Conversion
 
 
 class SiiqInputsRecorded(Event, frozen=True):
@@ -32,6 +35,8 @@ class CalibrationAccepted(Event, frozen=True):
     calibration: CalibrationSummary
     at: datetime | None = None
     """When an update made it (the monthly recalibration counts from here)."""
+    conversion: list[Conversion] = msgspec.field(default_factory=list)
+    """A major version's conversion table, old score -> new (section 4)."""
 
     @property
     def stream(self) -> str:

@@ -45,6 +45,10 @@ class CrossCheck(Value, frozen=True):
     value: float
     confirmed: bool
     answer: str
+    checker: str = ""
+    """The checker's model (recorded on each check since issue 29)."""
+    family: str = ""
+    """The checker's model family, which differs from the developer's of the model read."""
 
 
 class SourceUsed(Value, frozen=True):

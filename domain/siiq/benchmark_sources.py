@@ -303,13 +303,17 @@ def row_identity(benchmark: str, row: Mapping[str, object]) -> str:
 
 
 def required_columns(table: str, source: str = "epoch") -> tuple[str, ...]:
-    """The columns a source's table must have for the index to read it: the name and score
-    columns of a benchmark's table (and Epoch's groups table's version, group and release
-    date); () for a table the index does not read."""
+    """The columns a source's table must have for the index to read it: the name column of a
+    benchmark's table, and its score column where the file holds that benchmark alone (in
+    Epoch's export, which holds many, a score column renamed or gone freezes its benchmark
+    alone, section 8); Epoch's groups table's version, group and release date; () for a table
+    the index does not read."""
     if source == "epoch" and table == GROUPS_TABLE:
         return GROUP_COLUMNS
     if (source, table) in BY_TABLE:
         found = BY_TABLE[(source, table)][1]
+        if source == "epoch":
+            return (found.name_column,)
         return (found.name_column, found.column)
     return ()
 

@@ -14,6 +14,7 @@ from typing import Any
 import msgspec
 
 from domain.errors import SetupError
+from domain.siiq.independence import developers
 
 SYSTEM = (
     "You check numbers copied from public benchmark tables. You are given a claim and the "
@@ -108,3 +109,15 @@ def row_carries(claim: Claim) -> dict[str, bool]:
         "number": number is not None and number in numbers,
         "identity": claim.identity.strip() in names,
     }
+
+
+def family_problem(checker_family: str, organization: str) -> str | None:
+    """Section 8: the checker is a model of another family than the model whose number it
+    reads (the row's developers, Epoch AI's `Organization`): why not, or None when it is."""
+    family = checker_family.strip().casefold()
+    if not family:
+        return "the checker's model family is not configured"
+    same = [d for d in developers(organization) if family in d.casefold()]
+    if same:
+        return f"the checker's family {checker_family} is that of the model's developer {same[0]}"
+    return None

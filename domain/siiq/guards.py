@@ -144,15 +144,43 @@ class TableShape(NamedTuple):
     columns: tuple[str, ...]
 
 
-def format_change(before: Sequence[TableShape], after: Sequence[TableShape]) -> str | None:
-    """SI-IQ section 8: a source changed format when a table it had is gone or lost a column."""
+def format_change(
+    before: Sequence[TableShape],
+    after: Sequence[TableShape],
+    score_columns: Mapping[str, str] | None = None,
+) -> str | None:
+    """SI-IQ section 8: a source changed format when a table it had is gone or lost a column;
+    a benchmark table's score column (`score_columns`, by table) is its benchmark's definition,
+    not the source's format (`score_column_gone`)."""
     now = {t.name: t for t in after}
+    ignored = score_columns or {}
     for table in before:
         if table.name not in now:
             return f"{table.name} is gone"
-        lost = [c for c in table.columns if c not in now[table.name].columns]
+        lost = [
+            c
+            for c in table.columns
+            if c not in now[table.name].columns and c != ignored.get(table.name)
+        ]
         if lost:
             return f"{table.name} lost column(s) {', '.join(lost)}"
+    return None
+
+
+def score_column_gone(before: TableShape, after: TableShape, column: str) -> str | None:
+    """SI-IQ section 8: a benchmark's score column renamed or gone changes that benchmark's
+    definition: it alone freezes, the source's other benchmarks go on updating."""
+    if column in before.columns and column not in after.columns:
+        return f"score column {column} of {after.name.rsplit('#', 1)[-1]} is gone"
+    return None
+
+
+def scale_changed(scores: Sequence[float], scale: float) -> str | None:
+    """SI-IQ section 8: a benchmark's scale changed when its scores, divided by the scale its
+    configuration gives, are no longer proportions (one above 1)."""
+    top = max(scores, default=0.0)
+    if top > 1.0:
+        return f"scale changed: a score of {top * scale:g} is above {scale:g}"
     return None
 
 
@@ -256,25 +284,39 @@ def monthly_recalibration_due(last: datetime | None, now: datetime) -> bool:
 class Moves(NamedTuple):
     vanished: list[str]
     moved: list[str]
+    unranked: tuple[str, ...] = ()
+
+
+def rank_lost(
+    before: Mapping[str, tuple[bool, float]], after: Mapping[str, tuple[bool, float]]
+) -> list[str]:
+    """SI-IQ section 8: the ranked models that would stay scored but lose their rank (a ranked
+    model disappearing from the ranking, as a vanished one does)."""
+    return sorted(
+        s for s, (ranked, _) in before.items() if ranked and s in after and not after[s][0]
+    )
 
 
 def publication_moves(
     before: Mapping[str, tuple[bool, float]], after: Mapping[str, tuple[bool, float]]
 ) -> Moves:
-    """SI-IQ section 8: the ranked models that would vanish and the models whose score would
-    move (by more than a point) from the last published index (slug -> (ranked, SI-IQ))."""
+    """SI-IQ section 8: the ranked models that would vanish or lose their rank, and the models
+    whose score would move (by more than a point) from the last published index (slug ->
+    (ranked, SI-IQ))."""
     vanished = sorted(s for s, (ranked, _) in before.items() if ranked and s not in after)
     moved_ = sorted(
         s for s, (_, v) in before.items() if s in after and abs(after[s][1] - v) > MOVED_POINTS
     )
-    return Moves(vanished, moved_)
+    return Moves(vanished, moved_, tuple(rank_lost(before, after)))
 
 
 def publication_problem(moves: Moves, scored_before: int, recalibrated: bool) -> str | None:
-    """SI-IQ section 8: publication halts when ranked models vanish, or when many scores move
-    without a recalibration."""
+    """SI-IQ section 8: publication halts when ranked models vanish (from the index or from
+    the ranking), or when many scores move without a recalibration."""
     if moves.vanished:
         return f"ranked models would vanish: {', '.join(moves.vanished)}"
+    if moves.unranked:
+        return f"ranked models would lose their rank: {', '.join(moves.unranked)}"
     if not recalibrated and len(moves.moved) > MANY_MOVED * scored_before:
         return f"{len(moves.moved)} of {scored_before} scores would move without a recalibration"
     return None

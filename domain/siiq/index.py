@@ -36,6 +36,7 @@ from domain.siiq.scores import (
     sums,
     weights,
 )
+from domain.siiq.versions import Conversion
 
 NO_RESULT_IN_FIT = "no result in the fitted group"
 NOT_CALIBRATED = "not calibrated: the calibration was rejected"
@@ -176,6 +177,8 @@ class IndexDocument(msgspec.Struct, frozen=True, kw_only=True):
     rejected: str | None = None
     """Why the latest calibration was rejected, when it was (section 3: the one in force, if
     any, is the one before it)."""
+    conversion: list[Conversion] = msgspec.field(default_factory=list)
+    """Section 4: the conversion table (old score -> new) of the major version in force."""
 
 
 def calibrated_parameters(summary: CalibrationSummary) -> tuple[list[Benchmark], Parameters]:

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 import numpy as np
 
 from domain.siiq.index import IndexDocument
+from domain.siiq.records import BenchmarkParameters
 
 JOINABLE = frozenset(
     {"fewer than 10 models with at least 4 results", "fewer than 3 reference-group models"}
@@ -12,24 +15,21 @@ JOINABLE = frozenset(
 RANKED_CHANGE, SPEARMAN_FLOOR, MEDIAN_MOVE = 0.10, 0.95, 3.0
 
 
-def recalibration_problem(published: IndexDocument, proposed: IndexDocument) -> str | None:
+def recalibration_problem(
+    published: IndexDocument, proposed: IndexDocument, major: bool = False
+) -> str | None:
     """Section 3: a recalibration is rejected if a benchmark would leave the index, if a
     benchmark would join that was not left out only for too few models, if the number of
     ranked models would change by more than 10%, or if scores would move more than expected
-    (Spearman correlation below 0.95, or a median change above 3 points)."""
+    (Spearman correlation below 0.95, or a median change above 3 points). A major version
+    (section 11) may change the benchmark set and the scale (its conversion table shows how):
+    only the ranked count and the rank correlation still apply."""
     before = {b.benchmark: b for b in published.calibration.benchmarks}
     after = {b.benchmark: b for b in proposed.calibration.benchmarks}
-    for name, old in before.items():
-        if old.kept and not (name in after and after[name].kept):
-            return f"benchmark {name} would leave the index"
-    for name, new in after.items():
-        old_entry = before.get(name)
-        if new.kept and not (
-            old_entry is not None and (old_entry.kept or old_entry.reason in JOINABLE)
-        ):
-            return (
-                f"benchmark {name} would join without having been left out only for too few models"
-            )
+    if not major:
+        problem = _benchmark_set_problem(before, after)
+        if problem is not None:
+            return problem
     ranked_before = sum(m.ranked for m in published.models)
     ranked_after = sum(m.ranked for m in proposed.models)
     if abs(ranked_after - ranked_before) > RANKED_CHANGE * ranked_before:
@@ -48,6 +48,25 @@ def recalibration_problem(published: IndexDocument, proposed: IndexDocument) -> 
                 f"scores would reorder: Spearman rank correlation {correlation:.4f} is below 0.95"
             )
         moved = float(np.median(np.abs(now - then)))
-        if moved > MEDIAN_MOVE:
+        if not major and moved > MEDIAN_MOVE:
             return f"scores would move by a median of {moved:.2f} points, more than 3"
+    return None
+
+
+def _benchmark_set_problem(
+    before: Mapping[str, BenchmarkParameters], after: Mapping[str, BenchmarkParameters]
+) -> str | None:
+    """Section 3: a benchmark would leave the index, or join without having been left out only
+    for too few models."""
+    for name, old in before.items():
+        if old.kept and not (name in after and after[name].kept):
+            return f"benchmark {name} would leave the index"
+    for name, new in after.items():
+        old_entry = before.get(name)
+        if new.kept and not (
+            old_entry is not None and (old_entry.kept or old_entry.reason in JOINABLE)
+        ):
+            return (
+                f"benchmark {name} would join without having been left out only for too few models"
+            )
     return None

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Set
+from collections.abc import Sequence, Set
 
 from domain.siiq.calibration import (
     ALPHA_AT_FLOOR,
@@ -80,3 +80,14 @@ def every_missing_member(
     if len(missing) < 2:
         return None
     return f"reference models {', '.join(missing)} are missing from the fitted set"
+
+
+def first_reference_problem(group: Sequence[str], frozen: Sequence[str]) -> str | None:
+    """SI-IQ section 4: the first calibration uses the frozen reference group, the fixed list
+    of what 100 means; why a different one is refused (the members it lacks or adds)."""
+    gone, new = sorted(set(frozen) - set(group)), sorted(set(group) - set(frozen))
+    if not gone and not new:
+        return None
+    parts = [f"without {', '.join(gone)}" if gone else "", f"with {', '.join(new)}" if new else ""]
+    detail = "; ".join(p for p in parts if p)
+    return f"the reference group differs from the frozen one of section 4 ({detail})"

@@ -5,6 +5,8 @@ the areas, the benchmark set or the reference group."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+from datetime import datetime, timedelta
 from typing import Literal
 
 import msgspec
@@ -12,6 +14,16 @@ import msgspec
 from domain.siiq.records import CalibrationSummary
 
 Kind = Literal["patch", "minor", "major"]
+MAJOR_EVERY = timedelta(days=365)
+"""Section 4: a major version at most once a year."""
+
+
+class Conversion(msgspec.Struct, frozen=True, kw_only=True):
+    """A row of a major version's conversion table: a model's SI-IQ before and after."""
+
+    model: str
+    old: float
+    new: float
 
 
 def major(version: str) -> int:
@@ -53,3 +65,23 @@ def calibration_version(
     if msgspec.structs.replace(new, version=in_force.version) == in_force:
         return version
     return bump(version, kind)
+
+
+def major_too_soon(major_since: datetime | None, now: datetime) -> str | None:
+    """SI-IQ section 4: a major version at most once a year, counted from the calibration
+    that began the version in force; why a new one is refused, or None."""
+    if major_since is None or now - major_since >= MAJOR_EVERY:
+        return None
+    return (
+        f"a major version at most once a year: the version in force began on "
+        f"{major_since:%Y-%m-%d}, the next may come from {major_since + MAJOR_EVERY:%Y-%m-%d}"
+    )
+
+
+def conversion_table(
+    before: Sequence[tuple[str, float]], after: Sequence[tuple[str, float]]
+) -> list[Conversion]:
+    """SI-IQ section 4: a major version's published conversion table, old score -> new, for
+    every model scored by both (slug, full-precision SI-IQ)."""
+    old = dict(before)
+    return [Conversion(model=m, old=old[m], new=v) for m, v in sorted(after) if m in old]

@@ -20,6 +20,7 @@ from projections.siiq_sources import (
     Sources,
     StatusDocument,
     evidence_jsonl,
+    refused_status,
     status_document,
 )
 
@@ -188,6 +189,12 @@ def siiq_status(sources: Sources, siiq: Siiq, as_of: int) -> StatusDocument:
     return msgspec.structs.replace(
         base,
         method_version=siiq.version,
+        sources=[
+            refused_status(sources, s, guards.used[s.source].snapshot, failed.reason)
+            if (failed := guards.failures.get(s.source)) and s.source in guards.used
+            else s
+            for s in base.sources
+        ],
         holds=holds(siiq),
         frozen=sorted(guards.frozen),
         freezes=[

@@ -4,6 +4,7 @@ index, its recomputation, the CLI and the HTTP endpoints."""
 from __future__ import annotations
 
 import json
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import msgspec
@@ -15,6 +16,7 @@ from api.services.calibrate import calibrate_files
 from api.services.queries import SiiqQueries
 from api.wiring import Argusic, Settings
 from domain.events import CalibrationAccepted, CalibrationRejected, SiiqInputsRecorded
+from domain.siiq.data import read_reference
 from domain.siiq.index import recompute
 from ledger.ledger import Ledger
 from tests.conftest import argusic
@@ -33,7 +35,11 @@ def inputs(problem: Problem, tmp_path: Path) -> dict[str, Path]:
 
 
 def calibrate(ledger: Ledger, paths: dict[str, Path]) -> object:
-    return calibrate_files(ledger, paths["results"], paths["benchmarks"], paths["reference"])
+    """A calibration in the synthetic world, whose frozen reference group is its own file's."""
+    frozen = read_reference(paths["reference"].read_text())
+    return calibrate_files(
+        ledger, paths["results"], paths["benchmarks"], paths["reference"], frozen=frozen
+    )
 
 
 def test_a_calibration_is_recorded_with_its_inputs_and_the_index_recomputes(
@@ -99,12 +105,23 @@ def test_a_recalibration_never_changes_the_reference_group_but_a_major_version_m
     assert reason.startswith("the reference group would change (without ")
     assert all(member in reason for member in problem.reference[-4:])
     assert SiiqQueries(ledger).index().calibration.reference == problem.reference
-    major = calibrate_files(
-        ledger, paths["results"], paths["benchmarks"], paths["reference"], major=True
-    )
-    assert major.accepted
+    files = (paths["results"], paths["benchmarks"], paths["reference"])
+    soon = calibrate_files(ledger, *files, major=True, now=datetime.now(UTC))
+    assert soon.accepted is False
+    assert (soon.reason or "").startswith("a major version at most once a year: ")
+    before = {m.slug: m.si_iq_full for m in SiiqQueries(ledger).index().models}
+    later = datetime.now(UTC) + timedelta(days=366)
+    major = calibrate_files(ledger, *files, major=True, now=later)
+    assert major.accepted, major.reason
     assert major.version == "2.0.0"
-    assert SiiqQueries(ledger).index().version == "2.0.0"
+    index = SiiqQueries(ledger).index()
+    assert index.version == "2.0.0"
+    after = {m.slug: m.si_iq_full for m in index.models}
+    assert [(c.model, c.old, c.new) for c in index.conversion] == [
+        (slug, before[slug], after[slug]) for slug in sorted(after) if slug in before
+    ]
+    assert index.conversion
+    assert any(c.old != c.new for c in index.conversion)
 
 
 def test_the_cli_calibrates_publishes_and_recomputes(
@@ -119,6 +136,8 @@ def test_the_cli_calibrates_publishes_and_recomputes(
         "--benchmarks",
         str(inputs["benchmarks"]),
         "--reference",
+        str(inputs["reference"]),
+        "--frozen",
         str(inputs["reference"]),
         "--json",
     )
@@ -205,9 +224,9 @@ def test_the_last_index_of_each_earlier_major_version_stays_in_the_archive(
     smaller = tmp_path / "smaller"
     smaller.mkdir()
     paths = write_inputs(problem, smaller, problem.reference[:-4])
-    major = calibrate_files(
-        ledger, paths["results"], paths["benchmarks"], paths["reference"], major=True
-    )
+    files = (paths["results"], paths["benchmarks"], paths["reference"])
+    a_year_on = datetime.now(UTC) + timedelta(days=366)  # a major version once a year at most
+    major = calibrate_files(ledger, *files, major=True, now=a_year_on)
     assert major.version == "2.0.0"
     second = publish(ledger, settings.home)
     with TestClient(app=create_app(Argusic(settings, ledger))) as client:
@@ -227,3 +246,21 @@ def test_the_last_index_of_each_earlier_major_version_stays_in_the_archive(
         assert client.get(f"/data/archive/1/index.json?as_of={second}").content == (
             archived.content
         )
+
+
+def test_a_first_calibration_with_another_reference_group_than_the_frozen_one_is_refused(
+    ledger: Ledger, inputs: dict[str, Path], cli_env: dict[str, str]
+) -> None:
+    files = ["--results", str(inputs["results"]), "--benchmarks", str(inputs["benchmarks"])]
+    files += ["--reference", str(inputs["reference"])]
+    result = argusic(cli_env, "siiq", "calibrate", *files, "--json")
+    assert result.returncode == 0, result.stderr
+    summary = json.loads(result.stdout)
+    assert summary["accepted"] is False
+    assert summary["reason"].startswith(
+        "the reference group differs from the frozen one of section 4 (without Claude 3.7 Sonnet, "
+    )
+    [rejected] = [r.event for r in ledger.events() if isinstance(r.event, CalibrationRejected)]
+    assert rejected.calibration.reason == summary["reason"]
+    accepted = argusic(cli_env, "siiq", "calibrate", *files, "--frozen", files[-1], "--json")
+    assert json.loads(accepted.stdout)["accepted"] is True

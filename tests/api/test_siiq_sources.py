@@ -201,16 +201,14 @@ def test_github_files_are_recorded_at_their_exact_commit(
 
 
 def bad_inputs(server: SourceServer) -> dict[str, tuple[object, str]]:
-    renamed = (
-        (EPOCH_APR / "gpqa_diamond.csv")
-        .read_bytes()
-        .replace(b"Best score (across scorers)", b"Best score", 1)
-    )
+    # A renamed score column freezes that benchmark alone (section 8); the version column is
+    # what the file cannot do without.
+    renamed = (EPOCH_APR / "gpqa_diamond.csv").read_bytes().replace(b"Model version", b"Model", 1)
     return {
         "truncated": (lambda: server.truncate(ZIP), "not a complete zip archive"),
         "column": (
             lambda: server.change(ZIP, epoch_zip(EPOCH_APR, {"gpqa_diamond.csv": renamed})),
-            "gpqa_diamond.csv: no column 'Best score (across scorers)'",
+            "gpqa_diamond.csv: no column 'Model version'",
         ),
         "html": (lambda: server.html_page(ZIP), "an HTML page was served instead of"),
     }
@@ -367,6 +365,7 @@ def test_the_cli_fetches_updates_and_reports(
     assert "ARGUSIC_CROSSCHECK_URL" in halted["reason"]
     stand_in = CrossCheckStandIn().start()
     env["ARGUSIC_CROSSCHECK_URL"] = stand_in.url
+    env["ARGUSIC_CROSSCHECK_FAMILY"] = "Checker Lab"
     try:
         update = json.loads(argusic(env, "siiq", "update", "--json").stdout)
     finally:
@@ -383,6 +382,7 @@ def test_the_cli_fetches_updates_and_reports(
     assert "DeepSeek-V3.2-Exp" not in calibration["reason"]
     stand_in = CrossCheckStandIn().start()
     env["ARGUSIC_CROSSCHECK_URL"] = stand_in.url
+    env["ARGUSIC_CROSSCHECK_FAMILY"] = "Checker Lab"
     try:
         again = json.loads(argusic(env, "siiq", "update", "--json").stdout)
     finally:
@@ -478,7 +478,7 @@ def test_openrouter_gpqa_and_bfcl_rows_are_evidence_from_their_own_files(
     # Checked and published by an update, the public file still names each row's own file.
     stand_in = CrossCheckStandIn().start()
     try:
-        with ChatCrossChecker(stand_in.url, "stand-in", "") as checker:
+        with ChatCrossChecker(stand_in.url, "stand-in", "", "Checker Lab") as checker:
             update = update_siiq(ledger, checker, datetime(2026, 12, 1, 6, tzinfo=UTC))
     finally:
         stand_in.stop()
@@ -555,7 +555,7 @@ def test_a_move_over_ten_points_is_confirmed_by_openrouters_run_of_the_same_ques
 
     def hour(at: datetime) -> UpdateReport:
         fetch()
-        with ChatCrossChecker(stand_in.url, "stand-in", "") as checker:
+        with ChatCrossChecker(stand_in.url, "stand-in", "", "Checker Lab") as checker:
             return update_siiq(ledger, checker, at)
 
     def published(model: str) -> float:

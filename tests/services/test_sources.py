@@ -89,6 +89,7 @@ class ConfirmingChecker:
     """A checker that confirms every claim (the stand-in's protocol is tested over HTTP)."""
 
     name = "fake"
+    family = "Checker Lab"
 
     def __init__(self) -> None:
         self.claims = 0

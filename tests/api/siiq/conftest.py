@@ -89,7 +89,7 @@ class World:
     def update(self, checker: bool = True) -> UpdateReport:
         if not checker:
             return update_siiq(self.ledger, None, self.now, self.site)
-        with ChatCrossChecker(self.stand_in.url, "other-family", "token") as client:
+        with ChatCrossChecker(self.stand_in.url, "other-model", "token", "Checker Lab") as client:
             return update_siiq(self.ledger, client, self.now, self.site)
 
     def hour(self, hours: float = 1, checker: bool = True) -> UpdateReport:

@@ -36,6 +36,7 @@ def watch_env(world: World, cli_env: dict[str, str], folder: Path) -> dict[str, 
         **cli_env,
         "ARGUSIC_SOURCES_CONFIG": str(folder / "sources.toml"),
         "ARGUSIC_CROSSCHECK_URL": world.stand_in.url,
+        "ARGUSIC_CROSSCHECK_FAMILY": "Checker Lab",
     }
 
 
@@ -135,7 +136,7 @@ def rounds(world: World, count: int, step: timedelta) -> list[WatchRound]:
     config = world.config
     with (
         world.argusic.source_reader(config) as reader,
-        ChatCrossChecker(world.stand_in.url, "other-family", "token") as checker,
+        ChatCrossChecker(world.stand_in.url, "other-family", "token", "Checker Lab") as checker,
     ):
         runner = Watch(
             world.ledger, reader, sources=config.sources, checker=checker, clock=lambda: world.now
@@ -193,7 +194,7 @@ def test_a_round_that_fails_is_reported_and_the_next_round_starts_over(world: Wo
 
     with (
         world.argusic.source_reader(world.config) as reader,
-        ChatCrossChecker(world.stand_in.url, "other-family", "token") as checker,
+        ChatCrossChecker(world.stand_in.url, "other-family", "token", "Checker Lab") as checker,
     ):
         runner = Watch(
             world.ledger,
