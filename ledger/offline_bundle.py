@@ -30,9 +30,8 @@ from domain.events import (
 from domain.state.figures import (
     FIGURE_STREAMS,
     Kind,
-    leaderboard_figure,
     parse_figure,
-    run_figure,
+    public_figure,
     siiq_figure,
 )
 from domain.state.fold import apply
@@ -239,8 +238,7 @@ def _recompute(kind: Kind, name: str, events: list[Recorded], upto: int) -> Any:
     for position, _, _, _, appended_at, event in events:
         if position <= upto:
             apply(state, position, event, appended_at, SIGNATURES)
-    state = public_state(state)
-    return run_figure(state, name) if kind == "run" else leaderboard_figure(state, name)
+    return public_figure(public_state(state), kind, name)
 
 
 def check_bundle(folder: Path, key: str | None) -> dict[str, Any]:

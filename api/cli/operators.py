@@ -223,7 +223,7 @@ def audit() -> None:
 @json_option
 @pass_session
 def bundle_command(session: Session, figure: str, out: Path, as_json: bool) -> None:
-    """FIGURE is run:ID, leaderboard:CYCLE or siiq:SLUG; check the bundle with
+    """FIGURE is run:ID, leaderboard:CYCLE, siiq:SLUG or cycle:CYCLE; check the bundle with
     `python -m ledger.offline_verify bundle DIR --key KEY` (KEY: `argusic ledger public-key`)."""
     argusic = session.argusic
     report = write_bundle(figure, argusic.ledger, argusic.methodology.state(), out)

@@ -16,9 +16,9 @@ from domain.errors import InvalidInput
 from domain.events import StreamHeadsCommitted
 from domain.state.figures import (
     FIGURE_STREAMS,
-    leaderboard_figure,
+    Kind,
     parse_figure,
-    run_figure,
+    public_figure,
     siiq_figure,
 )
 from domain.state.methodology import Methodology
@@ -45,12 +45,12 @@ class BundleReport(msgspec.Struct, frozen=True, kw_only=True):
     out: str
 
 
-def _value(kind: str, name: str, ledger: Ledger, approved: int) -> object:
+def _value(kind: Kind, name: str, ledger: Ledger, approved: int) -> object:
     if kind == "siiq":
         siiq = ReadModel(ledger, SiiqProjection()).as_of(approved)
         return siiq_figure(siiq.inputs, siiq.in_force, name)
     state: Methodology = public_state(ReadModel(ledger, MethodologyProjection()).as_of(approved))
-    return run_figure(state, name) if kind == "run" else leaderboard_figure(state, name)
+    return public_figure(state, kind, name)
 
 
 def write_bundle(figure: str, ledger: Ledger, state: Methodology, out: Path) -> BundleReport:

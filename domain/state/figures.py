@@ -9,11 +9,12 @@ from typing import Literal
 import msgspec
 
 from domain.errors import InvalidInput, NotFound
-from domain.events import CalibrationAccepted, SiiqInputsRecorded, streams
+from domain.events import CalibrationAccepted, Pinned, SiiqInputsRecorded, streams
+from domain.pool import commitment_holds
 from domain.siiq.index import ModelEntry, build_index
 from domain.state.methodology import Methodology
 
-Kind = Literal["run", "leaderboard", "siiq"]
+Kind = Literal["run", "leaderboard", "siiq", "cycle"]
 
 AUTHORITY_STREAMS = (streams.OPERATORS, streams.operator_key(""), streams.PUBLICATION)
 """Who may act, what each key signed, what was approved: every figure's authority."""
@@ -32,6 +33,7 @@ FIGURE_STREAMS: dict[Kind, tuple[str, ...]] = {
     "run": METHODOLOGY_STREAMS,
     "leaderboard": METHODOLOGY_STREAMS,
     "siiq": (*AUTHORITY_STREAMS, streams.SIIQ_CALIBRATION, streams.siiq_inputs({})),
+    "cycle": (*AUTHORITY_STREAMS, streams.cycle("")),
 }
 """The streams each kind of figure is folded from, all of them (`ledger.heads_map`'s selections:
 a name ending in ":" selects every stream under it): an audit bundle holds every event of these
@@ -59,11 +61,31 @@ class LeaderboardFigure(msgspec.Struct, frozen=True, kw_only=True):
     rows: list[StandingFigure]
 
 
+class PoolEntry(msgspec.Struct, frozen=True, kw_only=True):
+    project: str
+    commit: str | None
+
+
+class CycleFigure(msgspec.Struct, frozen=True, kw_only=True):
+    """A cycle's pools as the public sees them (section 6): the public pool at its commits, the
+    secret pool's commitment, and once the cycle is closed the secret list with the commitment
+    checked against it."""
+
+    id: str
+    opens: str
+    public_pool: list[PoolEntry]
+    secret_commitment: str | None
+    secret_pool: list[PoolEntry] | None
+    commitment_verified: bool | None
+
+
 def parse_figure(figure: str) -> tuple[Kind, str]:
-    """`run:ID`, `leaderboard:CYCLE` or `siiq:SLUG`."""
+    """`run:ID`, `leaderboard:CYCLE`, `siiq:SLUG` or `cycle:CYCLE`."""
     kind, _, name = figure.partition(":")
-    if kind not in ("run", "leaderboard", "siiq") or not name:
-        raise InvalidInput(f"figure {figure!r}: give run:ID, leaderboard:CYCLE or siiq:SLUG")
+    if kind not in ("run", "leaderboard", "siiq", "cycle") or not name:
+        raise InvalidInput(
+            f"figure {figure!r}: give run:ID, leaderboard:CYCLE, siiq:SLUG or cycle:CYCLE"
+        )
     return kind, name  # type: ignore[return-value]
 
 
@@ -108,3 +130,40 @@ def siiq_figure(
         if entry.slug == slug:
             return entry
     raise NotFound(f"no SI-IQ for model {slug!r}")
+
+
+def cycle_figure(state: Methodology, cycle_id: str) -> CycleFigure:
+    """Section 6, from the public state: an open cycle's secret list is not in it."""
+    cycle = state.cycles.get(cycle_id)
+    if cycle is None:
+        raise NotFound(f"no cycle {cycle_id}")
+    entries = {
+        pool: sorted(
+            (PoolEntry(project=p.id, commit=p.commit) for p in cycle.projects if p.pool == pool),
+            key=lambda p: p.project,
+        )
+        for pool in ("public", "secret")
+    }
+    closed = cycle_id in state.closed
+    chosen = state.selections.get(cycle_id)
+    verified = None
+    if closed and chosen is not None:
+        revealed = [Pinned(project=p.project, commit=p.commit or "") for p in entries["secret"]]
+        verified = commitment_holds(revealed, chosen.salt, chosen.commitment)
+    return CycleFigure(
+        id=cycle_id,
+        opens=cycle.opens.isoformat(),
+        public_pool=entries["public"],
+        secret_commitment=None if chosen is None else chosen.commitment,
+        secret_pool=entries["secret"] if closed else None,
+        commitment_verified=verified,
+    )
+
+
+def public_figure(state: Methodology, kind: Kind, name: str) -> object:
+    """A methodology figure (not SI-IQ's) from the public state."""
+    if kind == "run":
+        return run_figure(state, name)
+    if kind == "cycle":
+        return cycle_figure(state, name)
+    return leaderboard_figure(state, name)

@@ -24,6 +24,7 @@ from domain.pool import commitment_holds
 from domain.state.methodology import Methodology
 from ledger.ledger import Ledger
 from projections.methodology import MethodologyProjection
+from tests.api.test_audit_bundle import offline_check
 from tests.api.test_pool_candidates import SINCE, github
 from tests.api.test_publication import agent
 from tests.api.test_reruns import RUNTIME
@@ -205,3 +206,30 @@ def test_a_cycle_is_scheduled_only_once_its_public_pool_is_published(env: dict[s
     scheduled = argusic(env, "schedule", "--cycle", "2026-12", "--json")
     assert scheduled.returncode == 0, scheduled.stderr
     assert len(json.loads(scheduled.stdout)["scheduled"]) == 20 * 3  # three runs a project
+
+
+def test_the_commitment_verifies_offline_from_an_audit_bundle_and_a_tampered_list_fails(
+    env: dict[str, str], settings: Settings, tmp_path: Path
+) -> None:
+    select(env, "2026-12", str(TODAY))
+    close = write(tmp_path, "close.json", [{"action": "close_cycle", "cycle": "2026-12"}])
+    assert argusic(env, "operator", "act", str(close), "--as", OWNER).returncode == 0
+    assert argusic(env, "publish", "--as", OWNER).returncode == 0
+    folder = tmp_path / "bundle"
+    made = argusic(env, "audit", "bundle", "cycle:2026-12", "--out", str(folder))
+    assert made.returncode == 0, made.stderr
+    key = argusic(env, "ledger", "public-key").stdout.strip()
+    code, checked = offline_check(folder, "--key", key)
+    assert code == 0, checked
+    assert checked["value"]["commitment_verified"] is True
+    secret = state_of(settings).selections["2026-12"].secret
+    assert [p["project"] for p in checked["value"]["secret_pool"]] == sorted(
+        p.project for p in secret
+    )
+    # a secret list swapped in the bundle's figure: the events recompute another
+    figure = json.loads((folder / "figure.json").read_text())
+    figure["value"]["secret_pool"][0]["project"] = "someone/else"
+    (folder / "figure.json").write_text(json.dumps(figure))
+    code, failed = offline_check(folder, "--key", key)
+    assert code == 3
+    assert "figure cycle:2026-12: recomputed" in failed["error"]
