@@ -62,7 +62,8 @@ def confirm_holds(run: Run) -> None:
             for hold in group:
                 value = newest[hold.held.hold]
                 assert value is not None
-                _confirm(run, hold, value, f"snapshot {run.snapshot}, score steady")
+                own = run.snapshot_for(value.result.benchmark)
+                _confirm(run, hold, value, f"snapshot {own}, score steady")
         else:
             for hold in group:
                 _tell_if_due(run, hold)
@@ -84,7 +85,7 @@ def _confirmed_by(run: Run, hold: Hold, latest: PublishedValue) -> str | None:
     """What confirms a held value (section 8): a later snapshot, or the other run of the same
     questions; None while nothing does."""
     if rules.confirmed_by_snapshot(_history(hold, run), hold.held.snapshot, run.now):
-        return f"snapshot {run.snapshot}"
+        return f"snapshot {run.snapshot_for(hold.held.benchmark)}"
     if rules.confirmed_by_other_run(latest.result.score, other_run(run, latest)):
         return "the other run of the same questions"
     return None

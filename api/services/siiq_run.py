@@ -21,6 +21,7 @@ from domain.events import (
     RevisionObserved,
     value_key,
 )
+from domain.siiq.benchmark_sources import BENCHMARKS
 from domain.siiq.guards import Seen
 from domain.siiq.index import IndexDocument, build_index
 from domain.siiq.intake import Intake
@@ -73,9 +74,18 @@ class Run:
         self.revised: dict[str, RevisionObserved] = {}
         self.frozen_now: set[str] = set()
         self.snapshot = ""
+        """Epoch AI's snapshot in use (the index's main source)."""
+        self.used: dict[str, str] = {}
+        """Each source's snapshot in use."""
         self._candidates: dict[str, PublishedValue] | None = None
         self._intake: tuple[Intake | None] | None = None
         self.report = UpdateReport(calibrated=False, reason=None, inputs={}, calibration=None)
+
+    def snapshot_for(self, benchmark: str) -> str:
+        """Section 8: the snapshot of the source a benchmark is read from: only that source's
+        later snapshot confirms its held values (another source's update is not one)."""
+        source = BENCHMARKS.get(benchmark)
+        return self.used.get(source.source, self.snapshot) if source else self.snapshot
 
     def note(self, **changes: object) -> None:
         self.report = msgspec.structs.replace(self.report, **changes)

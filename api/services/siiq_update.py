@@ -65,7 +65,7 @@ def update_siiq(
     if EPOCH not in current:
         return msgspec.structs.replace(run.report, reason=NO_DATA)
     used, uses = source_guards(run, current)
-    run.snapshot = used[EPOCH]
+    run.snapshot, run.used = used[EPOCH], used
     new_epoch = any(u.source in INDEX_SOURCES for u in uses) or run.guards.recheck
     try:
         if new_epoch:

@@ -122,12 +122,13 @@ def check_values(run: Run) -> None:
     held_keys = {h.held.candidate.key: h for h in run.guards.holds.values()}
     for hold in run.guards.holds.values():
         found = candidates.get(hold.held.candidate.key)
-        seen = Seen(run.snapshot, run.now, None if found is None else found.result.score)
+        own = run.snapshot_for(hold.held.benchmark)
+        seen = Seen(own, run.now, None if found is None else found.result.score)
         run.observed[hold.held.hold] = (seen, found)
         run.events.append(
             HoldObserved(
                 hold=hold.held.hold,
-                snapshot=run.snapshot,
+                snapshot=own,
                 first_seen=run.now,
                 value=seen.value,
                 candidate=found,
@@ -180,7 +181,9 @@ def _definition_changes(run: Run) -> dict[str, str]:
 def _freeze(run: Run, name: str, kind: Literal["definition", "revision"], reason: str) -> None:
     run.frozen_now.add(name)
     run.events.append(
-        BenchmarkFrozen(benchmark=name, at=run.now, kind=kind, reason=reason, snapshot=run.snapshot)
+        BenchmarkFrozen(
+            benchmark=name, at=run.now, kind=kind, reason=reason, snapshot=run.snapshot_for(name)
+        )
     )
 
 
@@ -207,7 +210,7 @@ def _observe_revision(run: Run, name: str, moved: Sequence[str]) -> None:
     }
     observed = RevisionObserved(
         benchmark=name,
-        snapshot=run.snapshot,
+        snapshot=run.snapshot_for(name),
         first_seen=run.now,
         values=values,
         candidates=[candidates[k] for k in sorted(values) if k in candidates],
@@ -277,7 +280,7 @@ def _hold(
             published=before,
             reason=reason,
             since=run.now,
-            snapshot=run.snapshot,
+            snapshot=run.snapshot_for(value.result.benchmark),
             candidate=value,
             si_iq=si_iq,
         )

@@ -9,7 +9,7 @@ import hashlib
 import json
 from collections.abc import Iterator
 from contextlib import contextmanager
-from datetime import UTC, datetime
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import msgspec
@@ -574,3 +574,45 @@ def test_a_move_over_ten_points_is_confirmed_by_openrouters_run_of_the_same_ques
     assert published("gpt-oss-120b") == pytest.approx(0.7575757575757576)
     assert published("Qwen3-Max") == 0.6
     assert [h.split("@")[0] for h in report.held] == [value_key("Qwen3-Max", "gpqa_diamond")]
+
+
+def test_a_held_bfcl_value_is_confirmed_only_by_a_later_bfcl_file(
+    ledger: Ledger, settings: Settings, server: SourceServer
+) -> None:
+    """Section 8: a held value is confirmed by a later snapshot of its own source; Epoch AI's
+    update, which does not carry the number, confirms nothing of BFCL's."""
+    live = "bfcl/data_live.csv"
+    real = (DATA / live).read_bytes()
+    lowered = real.replace(b"Qwen3-14B (FC),80.01%", b"Qwen3-14B (FC),50.01%").replace(
+        b"Qwen3-14B (Prompt),79.35%", b"Qwen3-14B (Prompt),49.35%"
+    )
+    server.change(ZIP, epoch_zip(EPOCH_APR))
+    bfcl = [server.put(p, (DATA / p).read_bytes()) for p in BFCL_TABLES]
+    fetch = Round(ledger, settings, SourcesConfig({"epoch": [server.url(ZIP)], "bfcl": bfcl}))
+    stand_in = CrossCheckStandIn().start()
+    start = datetime(2026, 12, 1, 7, tzinfo=UTC)
+
+    def hour(hours: int) -> UpdateReport:
+        fetch()
+        with ChatCrossChecker(stand_in.url, "stand-in", "", "Checker Lab") as checker:
+            return update_siiq(ledger, checker, start + timedelta(hours=hours))
+
+    def published() -> float:
+        values = SiiqQueries(ledger).reader.latest().guards.values
+        return values[value_key("Qwen3-14B", "bfcl_live")].result.score
+
+    try:
+        hour(0)
+        before = published()
+        server.change(live, lowered)
+        held = hour(1)
+        assert [h.split("@")[0] for h in held.held] == [value_key("Qwen3-14B", "bfcl_live")]
+        epoch_only = (EPOCH_APR / "gpqa_diamond.csv").read_bytes() + b"\n"
+        server.change(ZIP, epoch_zip(EPOCH_APR, {"gpqa_diamond.csv": epoch_only}))
+        assert hour(9).confirmed == []  # a later snapshot, of Epoch AI's: not BFCL's
+        assert published() == before
+        server.change(live, lowered.replace(b"Qwen3-32B (FC),82.01%", b"Qwen3-32B (FC),82.02%"))
+        assert len(hour(17).confirmed) == 1  # BFCL's own later file shows it still
+        assert published() == pytest.approx(0.5001)
+    finally:
+        stand_in.stop()
