@@ -227,13 +227,13 @@ def _complete(events: list[Recorded], heads: dict[str, Head], size: int, checkpo
 
 def _recompute(kind: Kind, name: str, events: list[Recorded], upto: int) -> Any:
     if kind == "siiq":
-        inputs = in_force = None
+        inputs = accepted = in_force = None
         for recorded in events:
             if recorded.position <= upto and isinstance(recorded.event, SiiqInputsRecorded):
                 inputs = recorded.event
             if recorded.position <= upto and isinstance(recorded.event, CalibrationAccepted):
-                in_force = recorded.event
-        return siiq_figure(inputs, in_force, name)
+                in_force, accepted = recorded.event, inputs  # a rejection's inputs never count
+        return siiq_figure(accepted, in_force, name)
     state = Methodology()
     for position, _, _, _, appended_at, event in events:
         if position <= upto:

@@ -106,6 +106,9 @@ class Siiq(msgspec.Struct, kw_only=True):
     version: str = METHOD_VERSION
     inputs_at: int = 0
     """The position of `inputs`."""
+    accepted_inputs: SiiqInputsRecorded | None = None
+    """The inputs the calibration in force was accepted with: a rejected calibration's inputs
+    never become the index's (section 3: the version before stays in force)."""
     majors: dict[str, int] = {}
     """Section 11: where each major version after the first began (by its number): its
     calibration's position, or that of the inputs recorded with it (the index changes from
@@ -119,7 +122,7 @@ class Siiq(msgspec.Struct, kw_only=True):
 
 
 class SiiqProjection:
-    name = "siiq.v7"
+    name = "siiq.v8"
     model_type = Siiq
 
     def initial(self) -> Siiq:
@@ -132,6 +135,7 @@ class SiiqProjection:
                 model.inputs, model.inputs_at = inputs, recorded.position
             case CalibrationAccepted() as accepted:
                 model.in_force = model.last_decision = accepted
+                model.accepted_inputs = model.inputs
                 if major(accepted.calibration.version) != major(model.version):
                     with_inputs = model.inputs_at == recorded.position - 1
                     start = model.inputs_at if with_inputs else recorded.position
@@ -282,7 +286,7 @@ def published_results(state: Siiq) -> list[Result]:
     of the last calibration from files."""
     if state.guards.values:
         return [state.guards.values[k].result for k in sorted(state.guards.values)]
-    return state.inputs.results if state.inputs is not None else []
+    return state.accepted_inputs.results if state.accepted_inputs is not None else []
 
 
 NO_CALIBRATION = CalibrationSummary(
@@ -306,7 +310,7 @@ def index_document(state: Siiq, as_of: int) -> IndexDocument:
     calibration was rejected, why (section 3)."""
     decision = state.last_decision
     rejected = decision.calibration.reason if isinstance(decision, CalibrationRejected) else None
-    if state.in_force is None or (state.inputs is None and not state.guards.values):
+    if state.in_force is None or (state.accepted_inputs is None and not state.guards.values):
         return IndexDocument(
             version=state.version, calibration=NO_CALIBRATION, models=[], rejected=rejected
         )
@@ -314,7 +318,8 @@ def index_document(state: Siiq, as_of: int) -> IndexDocument:
     if state.guards.values:
         credited = attributions(v.source for v in state.guards.values.values())
     else:
-        credited = attributions(sources_of(state.inputs.inputs if state.inputs else {}))
+        accepted = state.accepted_inputs
+        credited = attributions(sources_of(accepted.inputs if accepted else {}))
     return msgspec.structs.replace(
         document,
         version=state.version,

@@ -48,7 +48,7 @@ class BundleReport(msgspec.Struct, frozen=True, kw_only=True):
 def _value(kind: Kind, name: str, ledger: Ledger, approved: int) -> object:
     if kind == "siiq":
         siiq = ReadModel(ledger, SiiqProjection()).as_of(approved)
-        return siiq_figure(siiq.inputs, siiq.in_force, name)
+        return siiq_figure(siiq.accepted_inputs, siiq.in_force, name)
     state: Methodology = public_state(ReadModel(ledger, MethodologyProjection()).as_of(approved))
     return public_figure(state, kind, name)
 

@@ -213,6 +213,8 @@ def test_a_recalibration_changing_the_ranked_count_by_more_than_10_percent_is_re
     if not accepted:
         assert again["reason"] == "the ranked models would go from 80 to 71, more than 10%"
         assert_still_in_force(cli, first)
+        # and the index in force is the one before, its inputs with it: still 80 ranked
+        assert sum(m["ranked"] for m in cli.index()["models"]) == 80
 
 
 def raised(problem: Problem, by: float) -> list[Result]:
