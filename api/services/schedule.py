@@ -59,11 +59,11 @@ def schedule(
         raise NotFound(f"no cycle {cycle_id!r}: ingest its cycle record first")
     if not state.editions:
         raise Rejected("section 20", "no edition is recorded: the rules in force are unknown")
-    drawn = public_pool_unpublished(state, cycle_id)
-    if drawn is not None:
+    fixed = public_pool_unpublished(state, cycle_id)
+    if fixed is not None:
         raise Rejected(
             "section 6",
-            f"cycle {cycle_id}: its public pool (drawn at position {drawn}) is in no approved "
+            f"cycle {cycle_id}: its public pool (fixed at position {fixed}) is in no approved "
             "publication yet; the public pool is published before the cycle",
         )
     edition = max(state.editions, key=version_key)

@@ -216,7 +216,7 @@ def _decided(model: Methodology, position: int, fact: Decided) -> None:
             model.excluded[fact.project] = fact.reason
         case PoolSelected():
             _pool(model, fact)
-            model.selected_at[fact.cycle] = position
+            model.pools_fixed_at[fact.cycle] = position
 
 
 def _pool(model: Methodology, selection: PoolSelected) -> None:
@@ -282,6 +282,7 @@ def _roster(model: Methodology, position: int, event: AgentRegistered | CycleOpe
             model.agents[event.id] = event
         case CycleOpened():
             model.cycles[event.id] = event
+            model.pools_fixed_at[event.id] = position
 
 
 def _dispute(model: Methodology, position: int, event: DisputeOpened | DisputeResolved) -> None:

@@ -78,8 +78,8 @@ class Methodology(msgspec.Struct, kw_only=True):
     """Candidates an operator excluded from the pool, with the reason (section 6)."""
     selections: dict[str, PoolSelected] = msgspec.field(default_factory=dict)
     """Cycle: its pools as a signed `select_pool` drew them (section 6)."""
-    selected_at: dict[str, int] = msgspec.field(default_factory=dict)
-    """Cycle: the position its pools were drawn at."""
+    pools_fixed_at: dict[str, int] = msgspec.field(default_factory=dict)
+    """Cycle: the position its pools were last fixed at (its record, or a `select_pool` draw)."""
     authority: Authority = msgspec.field(default_factory=Authority)
     """Operators' keys, their sequences, and the approvals for the public."""
 

@@ -24,11 +24,11 @@ def hidden_runs(state: Methodology) -> set[str]:
 
 def public_pool_unpublished(state: Methodology, cycle: str) -> int | None:
     """Section 6: the public pool's list and commits "se publican antes de cada ciclo": the
-    position a cycle's pools were drawn at, while no approval covers it yet (else None)."""
-    drawn = state.selected_at.get(cycle)
-    if drawn is None or any(a.position >= drawn for a in state.authority.approvals):
+    position a cycle's pools were last fixed at, while no approval covers it yet (else None)."""
+    fixed = state.pools_fixed_at.get(cycle)
+    if fixed is None or any(a.position >= fixed for a in state.authority.approvals):
         return None
-    return drawn
+    return fixed
 
 
 def public_state(state: Methodology) -> Methodology:

@@ -34,7 +34,7 @@ def published(world: World) -> World:
     world.ingest(runs("open-app", "public", "o"))
     world.ingest([run_with_score("o-agent-a-3", "no-start"), run_with_score("o-agent-b-3", "92")])
     world.act({"action": "close_cycle", "cycle": "2026-09"})
-    world.act({"action": "approve_publication", "position": world.ledger.size()})
+    world.publish()
     return world
 
 

@@ -379,7 +379,7 @@ def test_an_action_judged_before_the_ledger_moved_is_judged_again(world: World) 
             | {"agent": {"id": "agent-a"}, "project": project("open-app")}
         ]
     )
-    world.act({"action": "approve_publication", "position": world.ledger.size()})
+    world.publish()
     with pytest.raises(HeadMoved):
         desk._append_at(stale, stale_state, stale_head, first=False)
     with pytest.raises(Rejected, match="not above the last approval"):

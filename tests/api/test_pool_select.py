@@ -200,7 +200,7 @@ def test_a_cycle_is_scheduled_only_once_its_public_pool_is_published(env: dict[s
     select(env, "2026-12", str(TODAY))
     refused = argusic(env, "schedule", "--cycle", "2026-12")
     assert refused.returncode == 1
-    assert "cycle 2026-12: its public pool (drawn at position" in refused.stderr
+    assert "cycle 2026-12: its public pool (fixed at position" in refused.stderr
     assert "is in no approved publication yet" in refused.stderr
     assert argusic(env, "publish", "--as", OWNER).returncode == 0
     scheduled = argusic(env, "schedule", "--cycle", "2026-12", "--json")

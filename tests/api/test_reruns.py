@@ -31,6 +31,7 @@ CONFIG = orchestrator_config({})
 def disputed(world: World) -> World:
     """A run of each agent ruled `rerun` on dispute."""
     world.ingest([agent(a) | {"runtime": RUNTIME} for a in ("agent-a", "agent-b")] + [CYCLE])
+    world.publish()  # the cycle's pool, before the cycle (section 6)
     world.ingest(runs("open-app", "public", "o"))
     for run_id in (RUN, "o-agent-b-0"):
         world.act({"action": "dispute_open", "run_id": run_id, "claimant": "a lab", "claim": "x"})
@@ -99,6 +100,7 @@ def test_a_run_without_its_full_evidence_is_asked_for_again_by_the_rules(world: 
     """Section 7, point 5: no full log, no valid run; the rules ask for it again (no signed
     action needed: the request sets nothing aside) and the schedule runs it."""
     world.ingest([agent(a) | {"runtime": RUNTIME} for a in ("agent-a", "agent-b")] + [CYCLE])
+    world.publish()  # the cycle's pool, before the cycle (section 6)
     records = runs("open-app", "public", "o")
     records[0] = records[0] | {"evidence": {"cast": "run.cast"}}  # its log never arrived
     world.ingest(records)
@@ -113,6 +115,7 @@ def test_a_rule_made_request_for_a_valid_run_counts_nowhere(world: World) -> Non
     """A host that can append could ask for a valid run "again, by the rules": nothing is set
     aside and nothing is scheduled, and `ledger verify` passes (the request decides nothing)."""
     world.ingest([agent(a) | {"runtime": RUNTIME} for a in ("agent-a", "agent-b")] + [CYCLE])
+    world.publish()  # the cycle's pool, before the cycle (section 6)
     world.ingest(runs("open-app", "public", "o"))
     for why in ("aborted", "missing_evidence"):
         forged = RerunRequested(run_id=RUN, reason="forged", why=why)  # type: ignore[arg-type]

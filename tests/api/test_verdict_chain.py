@@ -71,10 +71,11 @@ def edition(request: pytest.FixtureRequest) -> str:
 @pytest.fixture
 def world(ledger: Ledger, tmp_path: Path, edition: str) -> World:
     """A ledger whose only edition, so the one in force, is `edition`, with the roster, the
-    stronger agent and the cycle."""
+    stronger agent and the cycle, its pool published (section 6)."""
     editions = [{"kind": "edition", "version": edition, "drafted": "2026-08-31", "summary": "e"}]
     world = World(ledger, tmp_path, editions)
     world.ingest([agent(a) for a in ("agent-a", "agent-b", "agent-s")] + [CYCLE])
+    world.publish()
     return world
 
 

@@ -74,6 +74,10 @@ class World:
         key = operator_signer(home, signer)
         return desk.act(key, read_action(msgspec.json.encode(action)))
 
+    def publish(self) -> None:
+        """The owner approves everything recorded so far for the public."""
+        self.act({"action": "approve_publication", "position": self.ledger.size()})
+
 
 def review(project: str, finding: str, note: str = "") -> dict[str, Any]:
     return {
