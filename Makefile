@@ -60,6 +60,7 @@ bench: install postgres docker
 	$(BIN)/python scripts/bench_siiq.py
 	$(BIN)/python scripts/bench_evidence.py
 	$(BIN)/python scripts/bench_sources.py
+	$(BIN)/python scripts/bench_pool.py
 	$(BIN)/python scripts/bench_siiq_updates.py
 	$(BIN)/python scripts/bench_runner.py
 	$(BIN)/python scripts/bench_web.py
