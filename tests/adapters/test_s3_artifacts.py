@@ -1,0 +1,205 @@
+"""The artifact store on S3-compatible storage, against SeaweedFS's S3 gateway
+(scripts/ensure-seaweedfs.sh): content-addressed, written once, streamed both ways in bounded
+memory, every read checked, and a gateway killed mid-write leaving nothing under an address."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import httpx
+import pytest
+
+from adapters.s3_artifacts import PART, ArtifactCorrupt, S3ArtifactStore, S3Unavailable
+from tests.adapters import s3_memory
+from tests.conftest import S3_CREDENTIALS, S3_ENDPOINT, s3_client
+
+ROOT = Path(__file__).resolve().parents[2]
+WEED = Path(sys.executable).parent / "weed"
+FILER = "127.0.0.1:18888"
+"""The test SeaweedFS's filer (scripts/ensure-seaweedfs.sh), behind every gateway."""
+GATEWAY_FLAGS = (f"-filer={FILER}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-metricsPort=0")
+GATEWAY_FLAGS += ("-port.iceberg=0", "-port.lance=0")  # neither of those listeners
+
+
+def sha256(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()
+
+
+def stored(store: S3ArtifactStore, sha: str) -> bool:
+    listed = store.client.list_objects_v2(Bucket=store.bucket, Prefix=store.key(sha))
+    return listed.get("KeyCount", 0) > 0
+
+
+def test_a_file_is_stored_once_under_its_sha256(
+    s3_store: S3ArtifactStore, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    data = b"a log line\n" * 1000
+    fingerprint = s3_store.put_stream([data[:5000], data[5000:]])
+    assert (fingerprint.sha256, fingerprint.bytes) == (sha256(data), len(data))
+    key = f"{s3_store.prefix}/sha256/{sha256(data)[:2]}/{sha256(data)}"
+    body = s3_store.client.get_object(Bucket=s3_store.bucket, Key=key)["Body"].read()
+    assert body == data
+    assert b"".join(s3_store.read(sha256(data))) == data
+    uploads: list[str] = []
+    monkeypatch.setattr(s3_store.client, "upload_fileobj", lambda *a, **k: uploads.append(a[2]))
+    assert s3_store.put_stream([data]) == fingerprint
+    with s3_store.storing() as writer:
+        writer.write(data)
+    assert (writer.fingerprint, uploads) == (fingerprint, [])
+
+
+@pytest.mark.parametrize("body", ["same size", "other size"])
+def test_a_different_body_under_a_stored_sha256_is_an_integrity_failure(
+    s3_store: S3ArtifactStore, body: str
+) -> None:
+    data = b"the evidence as recorded\n"
+    other = data.replace(b"recorded", b"rewritten") if body == "other size" else data.upper()
+    key = s3_store.key(sha256(data))
+    s3_store.client.put_object(Bucket=s3_store.bucket, Key=key, Body=other)
+    with pytest.raises(ArtifactCorrupt, match=key):
+        s3_store.put_stream([data])
+    given = s3_store.read(sha256(data))
+    with pytest.raises(ArtifactCorrupt, match=f"hash to {sha256(other)}"):
+        next(given)  # not one byte of it is given out
+    assert s3_store.client.get_object(Bucket=s3_store.bucket, Key=key)["Body"].read() == other
+
+
+def test_a_missing_file_is_missing(s3_store: S3ArtifactStore) -> None:
+    with pytest.raises(FileNotFoundError, match=s3_store.key(sha256(b"never stored"))):
+        next(s3_store.read(sha256(b"never stored")))
+
+
+@pytest.mark.slow
+def test_a_large_file_streams_both_ways_in_bounded_memory(s3_store: S3ArtifactStore) -> None:
+    """160 MB made on the fly, stored and read back checked, in a process whose peak memory
+    grows by less than half of it (parts of 8 MB, a few at a time)."""
+    size = 160
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tests.adapters.s3_memory",
+            S3_ENDPOINT,
+            s3_store.bucket,
+            s3_store.prefix,
+            str(size),
+        ],
+        cwd=ROOT,
+        env={**os.environ, **S3_CREDENTIALS},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=True,
+    )
+    report = json.loads(done.stdout)
+    assert report["stored"] == report["read"] == s3_memory.expected_sha256(size)
+    assert report["peak_mb"] - report["base_mb"] < size / 2, report
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+class Gateway:
+    """A SeaweedFS S3 gateway of this test's own, in front of the test filer."""
+
+    def __init__(self, folder: Path) -> None:
+        self.port, self.grpc = free_port(), free_port()
+        self.config = folder / "s3.json"
+        keys = {"accessKey": S3_CREDENTIALS["AWS_ACCESS_KEY_ID"]}
+        keys["secretKey"] = S3_CREDENTIALS["AWS_SECRET_ACCESS_KEY"]
+        identity = {"name": "test", "credentials": [keys], "actions": ["Admin", "Read", "Write"]}
+        self.config.write_text(json.dumps({"identities": [identity]}))
+        self.log = folder / "gateway.log"
+        self.process: subprocess.Popen[bytes] | None = None
+
+    @property
+    def endpoint(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    def start(self) -> None:
+        self.process = subprocess.Popen(
+            [
+                str(WEED),
+                "s3",
+                *GATEWAY_FLAGS,
+                f"-config={self.config}",
+                f"-port={self.port}",
+                f"-port.grpc={self.grpc}",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=self.log.open("ab"),
+            stderr=subprocess.STDOUT,
+        )
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            try:
+                if httpx.get(f"{self.endpoint}/status", timeout=1).status_code == 200:
+                    return
+            except httpx.HTTPError:
+                time.sleep(0.1)
+        raise AssertionError(f"the gateway did not come up: {self.log.read_text()[-2000:]}")
+
+    def kill(self) -> None:
+        assert self.process is not None
+        self.process.kill()
+        self.process.wait(timeout=30)
+
+
+@pytest.fixture
+def gateway(s3_store: S3ArtifactStore, tmp_path: Path) -> Iterator[Gateway]:
+    started = Gateway(tmp_path)
+    started.start()
+    yield started
+    if started.process is not None and started.process.poll() is None:
+        started.kill()
+
+
+def body(parts: int) -> Iterator[bytes]:
+    for n in range(parts):
+        yield bytes([n]) * PART
+
+
+@pytest.mark.slow
+def test_a_gateway_killed_mid_write_stores_nothing_and_a_rerun_stores_it_whole(
+    s3_store: S3ArtifactStore, gateway: Gateway
+) -> None:
+    whole = hashlib.sha256(b"".join(body(3))).hexdigest()
+    through = S3ArtifactStore(s3_client(gateway.endpoint), s3_store.bucket, s3_store.prefix)
+    sent: list[str] = []
+
+    def kill_at_the_second_part(**_: object) -> None:
+        sent.append("part")
+        if len(sent) == 2:
+            gateway.kill()
+
+    through.client.meta.events.register("before-send.s3.UploadPart", kill_at_the_second_part)
+    with pytest.raises(S3Unavailable, match="nothing was stored under a content address") as e:
+        through.put_stream(body(3))
+    assert "run again once the gateway answers" in str(e.value)
+    assert not stored(s3_store, whole)  # seen through the other gateway, on the same filer
+    gateway.start()  # the rerun
+    fingerprint = through.put_stream(body(3))
+    assert (fingerprint.sha256, fingerprint.bytes) == (whole, 3 * PART)
+    assert hashlib.sha256(b"".join(s3_store.read(whole))).hexdigest() == whole
+
+
+def test_an_unreachable_gateway_is_a_clear_error(s3_store: S3ArtifactStore) -> None:
+    nowhere = S3ArtifactStore(
+        s3_client(f"http://127.0.0.1:{free_port()}"), s3_store.bucket, s3_store.prefix
+    )
+    with pytest.raises(S3Unavailable, match="failed while storing") as e:
+        nowhere.put_stream([b"a file"])
+    assert "Could not connect to the endpoint URL" in str(e.value)
+    with pytest.raises(S3Unavailable, match="nothing of it was given out"):
+        next(nowhere.read(sha256(b"a file")))
