@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Callable, Iterable, Iterator
-from contextlib import contextmanager
+from contextlib import ExitStack, contextmanager
 from pathlib import Path
 from tempfile import SpooledTemporaryFile
 from typing import IO, TYPE_CHECKING
@@ -113,11 +113,14 @@ class S3ArtifactStore:
             self._place(spool, fingerprint)
 
     def read(self, sha256: str) -> Iterator[bytes]:
-        """A stored file, in chunks, once all of it has been read and hashes to `sha256`."""
-        with SpooledTemporaryFile(max_size=SPOOLED) as spool:
+        """A stored file, in chunks, once all of it has been read and hashes to `sha256`: the
+        call raises (missing, corrupt, the gateway gone) before any byte is given out, so a
+        server answers with the error rather than cut bytes."""
+        with ExitStack() as closing:
+            spool = closing.enter_context(SpooledTemporaryFile(max_size=SPOOLED))
             self._check(sha256, spool.write)
             spool.seek(0)
-            yield from iter(lambda: spool.read(CHUNK), b"")
+            return _drained(spool, closing.pop_all())  # closed once drained, not now
 
     def _place(self, spool: IO[bytes], fingerprint: Fingerprint) -> None:
         key = self.key(fingerprint.sha256)
@@ -174,6 +177,11 @@ class S3ArtifactStore:
             f"the S3 store {self!r} failed while {doing} ({why}): {outcome}; run again once "
             "the gateway answers"
         )
+
+
+def _drained(spool: IO[bytes], closing: ExitStack) -> Iterator[bytes]:
+    with closing:
+        yield from iter(lambda: spool.read(CHUNK), b"")
 
 
 STORED_NOTHING = "nothing was stored under a content address"
