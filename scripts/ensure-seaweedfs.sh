@@ -19,16 +19,22 @@ cat >"$DIR/s3.json" <<'JSON'
   "credentials": [{"accessKey": "argusic-test", "secretKey": "argusic-test-secret"}],
   "actions": ["Admin", "Read", "Write", "List", "Tagging"]}]}
 JSON
-if ! pgrep -f "weed server .*-dir=$DIR/data" >/dev/null; then
-    echo "SeaweedFS is not answering on 127.0.0.1:$S3_PORT: starting it (log: $DIR/weed.log)" >&2
-    cd "$DIR"
-    setsid nohup "$WEED" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$DIR/data" \
-        -master.port=19333 -master.port.grpc=29333 -master.volumeSizeLimitMB=256 \
-        -volume.port=18080 -volume.port.grpc=28080 -volume.max=64 \
-        -filer.port=18888 -filer.port.grpc=28888 \
-        -s3 -s3.port=$S3_PORT -s3.port.grpc=28333 -s3.port.iceberg=0 -s3.port.lance=0 \
-        -s3.config="$DIR/s3.json" -metricsPort=0 </dev/null >>"$DIR/weed.log" 2>&1 &
+PIDFILE="$DIR/weed.pid"
+if [ -s "$PIDFILE" ] && kill -0 "$(cat "$PIDFILE")" 2>/dev/null; then  # starting, or stuck
+    for _ in $(seq 1 60); do ready && exit 0; sleep 0.5; done
+    echo "SeaweedFS (pid $(cat "$PIDFILE")) does not answer on 127.0.0.1:$S3_PORT: restarting it" >&2
+    kill -KILL "$(cat "$PIDFILE")" 2>/dev/null || true
+    sleep 1
 fi
+echo "SeaweedFS is not answering on 127.0.0.1:$S3_PORT: starting it (log: $DIR/weed.log)" >&2
+cd "$DIR"
+setsid nohup "$WEED" server -ip=127.0.0.1 -ip.bind=127.0.0.1 -dir="$DIR/data" \
+    -master.port=19333 -master.port.grpc=29333 -master.volumeSizeLimitMB=256 \
+    -volume.port=18080 -volume.port.grpc=28080 -volume.max=64 \
+    -filer.port=18888 -filer.port.grpc=28888 \
+    -s3 -s3.port=$S3_PORT -s3.port.grpc=28333 -s3.port.iceberg=0 -s3.port.lance=0 \
+    -s3.config="$DIR/s3.json" -metricsPort=0 </dev/null >>"$DIR/weed.log" 2>&1 &
+echo $! >"$PIDFILE"
 for _ in $(seq 1 120); do ready && exit 0; sleep 0.5; done
 echo "SeaweedFS's S3 gateway did not come up on 127.0.0.1:$S3_PORT within 60 s; see $DIR/weed.log" >&2
 exit 1
