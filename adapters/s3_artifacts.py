@@ -39,13 +39,13 @@ SPOOLED = 8 << 20
 
 PART = 8 << 20
 TRANSFER = TransferConfig(multipart_threshold=PART, multipart_chunksize=PART, max_concurrency=2)
-TRANSFER.max_in_memory_upload_chunks = 2  # of the file being uploaded (s3transfer's default: 10)
 """An upload in parts of 8 MB, two at a time, at most two read ahead: a few parts in memory,
 whatever the size."""
+TRANSFER.max_in_memory_upload_chunks = 2  # the read-ahead (s3transfer's default: 10)
 
 
 class S3Unavailable(SetupError):
-    """The S3 gateway did not answer, or refused: nothing was stored under a content address."""
+    """The S3 gateway did not answer, or refused: what was being stored (or read) was not."""
 
 
 class ArtifactCorrupt(IntegrityFailure):
