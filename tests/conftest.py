@@ -28,6 +28,7 @@ from api.services.demo import DemoReport
 from api.wiring import Settings, init
 from domain.events import EditionDrafted
 from ledger.ledger import Ledger, NewEvent
+from tests.s3_gateway import Gateway
 
 if TYPE_CHECKING:
     from types_boto3_s3.client import S3Client
@@ -139,6 +140,16 @@ def s3_store() -> Iterator[S3ArtifactStore]:
     for page in listed:
         for item in page.get("Contents", []):
             client.delete_object(Bucket=S3_BUCKET, Key=item["Key"])
+
+
+@pytest.fixture
+def own_gateway(s3_store: S3ArtifactStore, tmp_path: Path) -> Iterator[Gateway]:
+    """An S3 gateway of the test's own, started, in front of the shared SeaweedFS filer (the
+    objects it stores are `s3_store`'s too): the test may kill it and start it again."""
+    gateway = Gateway(tmp_path, S3_CREDENTIALS)
+    gateway.start()
+    yield gateway
+    gateway.kill()
 
 
 @pytest.fixture

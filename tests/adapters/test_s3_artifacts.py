@@ -7,26 +7,19 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
-import httpx
 import pytest
 
 from adapters.s3_artifacts import PART, ArtifactCorrupt, S3ArtifactStore, S3Unavailable
 from tests.adapters import s3_memory
 from tests.conftest import S3_CREDENTIALS, S3_ENDPOINT, s3_client
+from tests.s3_gateway import Gateway, free_port
 
 ROOT = Path(__file__).resolve().parents[2]
-WEED = Path(sys.executable).parent / "weed"
-FILER = "127.0.0.1:18888"
-"""The test SeaweedFS's filer (scripts/ensure-seaweedfs.sh), behind every gateway."""
-GATEWAY_FLAGS = (f"-filer={FILER}", "-ip=127.0.0.1", "-ip.bind=127.0.0.1", "-metricsPort=0")
-GATEWAY_FLAGS += ("-port.iceberg=0", "-port.lance=0")  # neither of those listeners
 
 
 def sha256(data: bytes) -> str:
@@ -103,67 +96,6 @@ def test_a_large_file_streams_both_ways_in_bounded_memory(s3_store: S3ArtifactSt
     assert report["peak_mb"] - report["base_mb"] < size / 2, report
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
-class Gateway:
-    """A SeaweedFS S3 gateway of this test's own, in front of the test filer."""
-
-    def __init__(self, folder: Path) -> None:
-        self.port, self.grpc = free_port(), free_port()
-        self.config = folder / "s3.json"
-        keys = {"accessKey": S3_CREDENTIALS["AWS_ACCESS_KEY_ID"]}
-        keys["secretKey"] = S3_CREDENTIALS["AWS_SECRET_ACCESS_KEY"]
-        identity = {"name": "test", "credentials": [keys], "actions": ["Admin", "Read", "Write"]}
-        self.config.write_text(json.dumps({"identities": [identity]}))
-        self.log = folder / "gateway.log"
-        self.process: subprocess.Popen[bytes] | None = None
-
-    @property
-    def endpoint(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def start(self) -> None:
-        self.process = subprocess.Popen(
-            [
-                str(WEED),
-                "s3",
-                *GATEWAY_FLAGS,
-                f"-config={self.config}",
-                f"-port={self.port}",
-                f"-port.grpc={self.grpc}",
-            ],
-            stdin=subprocess.DEVNULL,
-            stdout=self.log.open("ab"),
-            stderr=subprocess.STDOUT,
-        )
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(f"{self.endpoint}/status", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                time.sleep(0.1)
-        raise AssertionError(f"the gateway did not come up: {self.log.read_text()[-2000:]}")
-
-    def kill(self) -> None:
-        assert self.process is not None
-        self.process.kill()
-        self.process.wait(timeout=30)
-
-
-@pytest.fixture
-def gateway(s3_store: S3ArtifactStore, tmp_path: Path) -> Iterator[Gateway]:
-    started = Gateway(tmp_path)
-    started.start()
-    yield started
-    if started.process is not None and started.process.poll() is None:
-        started.kill()
-
-
 def body(parts: int) -> Iterator[bytes]:
     for n in range(parts):
         yield bytes([n]) * PART
@@ -171,8 +103,9 @@ def body(parts: int) -> Iterator[bytes]:
 
 @pytest.mark.slow
 def test_a_gateway_killed_mid_write_stores_nothing_and_a_rerun_stores_it_whole(
-    s3_store: S3ArtifactStore, gateway: Gateway
+    s3_store: S3ArtifactStore, own_gateway: Gateway
 ) -> None:
+    gateway = own_gateway
     whole = hashlib.sha256(b"".join(body(3))).hexdigest()
     through = S3ArtifactStore(s3_client(gateway.endpoint), s3_store.bucket, s3_store.prefix)
     sent: list[str] = []
