@@ -129,7 +129,7 @@ def s3_client(endpoint: str = S3_ENDPOINT) -> S3Client:
 @pytest.fixture
 def s3_store() -> Iterator[S3ArtifactStore]:
     """An S3 artifact store of its own (a fresh prefix of the test bucket) on the test gateway;
-    its objects are deleted afterwards."""
+    its objects, and the parts of uploads cut short, are deleted afterwards."""
     require(s3_unavailable())
     client = s3_client()
     with suppress(client.exceptions.BucketAlreadyOwnedByYou):
@@ -140,6 +140,11 @@ def s3_store() -> Iterator[S3ArtifactStore]:
     for page in listed:
         for item in page.get("Contents", []):
             client.delete_object(Bucket=S3_BUCKET, Key=item["Key"])
+    cut = client.list_multipart_uploads(Bucket=S3_BUCKET, Prefix=store.prefix)  # killed writes'
+    for upload in cut.get("Uploads", []):
+        client.abort_multipart_upload(
+            Bucket=S3_BUCKET, Key=upload["Key"], UploadId=upload["UploadId"]
+        )
 
 
 @pytest.fixture
