@@ -9,7 +9,7 @@ NODE_STAMP := node_modules/.installed-$(shell cksum package-lock.json | cut -d' 
 
 export ARGUSIC_TEST_PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
 
-.PHONY: install run test bench lint postgres docker browser methodology-checks clean
+.PHONY: install run test bench lint postgres standby seaweedfs docker browser methodology-checks clean
 
 install: $(STAMP) $(NODE_STAMP)
 
@@ -37,6 +37,14 @@ run: install
 postgres:
 	scripts/ensure-postgres.sh
 
+# The replication tests' own primary and its hot standby (ports 55432 and 55433).
+standby:
+	scripts/ensure-standby.sh
+
+# SeaweedFS's S3 gateway for the S3 artifact store's tests (127.0.0.1:18333), from the venv.
+seaweedfs: install
+	WEED=$(BIN)/weed scripts/ensure-seaweedfs.sh
+
 docker:
 	scripts/ensure-docker.sh
 
@@ -48,9 +56,9 @@ methodology-checks: install
 	scripts/check-ttl-methodology.sh
 	scripts/check-cost-methodology.sh
 
-# ARGUSIC_REQUIRE_SERVICES turns a missing PostgreSQL, Docker or Chromium into a failure, never a
-# skip.
-test: install postgres docker browser methodology-checks
+# ARGUSIC_REQUIRE_SERVICES turns a missing PostgreSQL (or its standby), SeaweedFS, Docker or
+# Chromium into a failure, never a skip.
+test: install postgres standby seaweedfs docker browser methodology-checks
 	ARGUSIC_REQUIRE_SERVICES=1 $(BIN)/python -m pytest -n auto --dist loadgroup
 
 bench: install postgres docker

@@ -15,7 +15,7 @@ import tempfile
 from collections.abc import Iterable, Iterator
 from contextlib import contextmanager, suppress
 from pathlib import Path
-from typing import BinaryIO
+from typing import IO
 
 from domain.errors import SetupError
 from domain.events import Fingerprint
@@ -33,10 +33,10 @@ def chunks(path: Path) -> Iterator[bytes]:
         yield from iter(lambda: file.read(CHUNK), b"")
 
 
-class _Writer:
-    """The bytes of a file being stored, hashed as they are written."""
+class HashingWriter:
+    """The bytes of a file being stored, hashed as they are written into `file`."""
 
-    def __init__(self, file: BinaryIO) -> None:
+    def __init__(self, file: IO[bytes]) -> None:
         self.file = file
         self.digest, self.size = hashlib.sha256(), 0
         self.fingerprint: Fingerprint | None = None
@@ -46,12 +46,20 @@ class _Writer:
         self.size += len(chunk)
         self.file.write(chunk)
 
+    def seal(self) -> Fingerprint:
+        """The fingerprint of every byte written: nothing more may be written."""
+        self.fingerprint = Fingerprint(sha256=self.digest.hexdigest(), bytes=self.size)
+        return self.fingerprint
+
+
+class _Writer(HashingWriter):
+    """A file being stored on disk: flushed to it before its fingerprint is taken."""
+
     def finish(self) -> Fingerprint:
         self.file.flush()
         os.fsync(self.file.fileno())
         self.file.close()
-        self.fingerprint = Fingerprint(sha256=self.digest.hexdigest(), bytes=self.size)
-        return self.fingerprint
+        return self.seal()
 
 
 class FileArtifactStore:

@@ -81,6 +81,12 @@ class Settings:
     """Where the project pool's candidates are read (`ARGUSIC_GITHUB_API`)."""
     github_token: str | None = field(default=None, repr=False)
     """`ARGUSIC_GITHUB_TOKEN`, optional (a higher rate limit); never shown."""
+    artifacts_url: str | None = None
+    """`ARGUSIC_ARTIFACTS_URL`: where evidence is stored, `file:///path` (default
+    `ARGUSIC_HOME/artifacts`) or `s3://bucket/prefix`."""
+    s3_endpoint: str | None = None
+    """`ARGUSIC_S3_ENDPOINT`, the S3 gateway of an `s3://` artifact store (AWS's when unset);
+    its credentials are the usual `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -92,6 +98,8 @@ class Settings:
             orchestrator_config=config_path(env),
             github_api=env.get("ARGUSIC_GITHUB_API", "https://api.github.com"),
             github_token=env.get("ARGUSIC_GITHUB_TOKEN") or None,
+            artifacts_url=env.get("ARGUSIC_ARTIFACTS_URL") or None,
+            s3_endpoint=env.get("ARGUSIC_S3_ENDPOINT") or None,
         )
 
     @property
@@ -123,6 +131,24 @@ def open_recorder(url: str, sealer: Sealer) -> LedgerRecorder:
         )
         return PostgresLedgerRecorder(datastore, sealer)
     raise ConfigurationError(f"ARGUSIC_DATABASE_URL {url!r}: use sqlite:/// or postgresql://")
+
+
+def artifact_store(settings: Settings) -> EvidenceStore:
+    """The evidence store of `settings.artifacts_url`: `file:///path` (by default
+    `ARGUSIC_HOME/artifacts`) or `s3://bucket/prefix` through `settings.s3_endpoint`."""
+    url = settings.artifacts_url
+    if url is None:
+        return FileArtifactStore(settings.home / "artifacts")
+    parts = urlsplit(url)
+    if parts.scheme == "file" and parts.path.startswith("/") and not parts.netloc:
+        return FileArtifactStore(Path(unquote(parts.path)))
+    if parts.scheme == "s3" and parts.netloc:
+        from adapters.s3_artifacts import S3ArtifactStore, connect  # noqa: PLC0415 (start-up)
+
+        return S3ArtifactStore(connect(settings.s3_endpoint), parts.netloc, unquote(parts.path))
+    raise ConfigurationError(
+        f"ARGUSIC_ARTIFACTS_URL {url!r}: use file:///absolute/path or s3://bucket/prefix"
+    )
 
 
 def _sealer(signer: Signer) -> Sealer:
@@ -175,7 +201,7 @@ class Argusic:
     ) -> None:
         self.settings = settings
         self.ledger = ledger
-        self.store: EvidenceStore = store or FileArtifactStore(settings.home / "artifacts")
+        self.store: EvidenceStore = store or artifact_store(settings)
         self.banners = banners
         self.ledger_queries = LedgerQueries(ledger)
         self.methodology = MethodologyQueries(ledger, config=lambda: self.orchestrator)
@@ -265,7 +291,7 @@ def build_runner(settings: Settings, ledger: Ledger, env: Mapping[str, str] = os
     config = orchestrator_config(env)
     sandbox = config.sandbox
     keys = key_provider(env, sandbox.keys_timeout_seconds)
-    store = FileArtifactStore(settings.home / "artifacts")
+    store = artifact_store(settings)
     return Runner(
         log=RunLog(ledger),
         sandboxes=DockerSandboxes(env.get("DOCKER_HOST"), sandbox.docker_timeout_seconds),

@@ -38,6 +38,7 @@ from ledger.batch import StoredRow
 from ledger.heads_map import map_root
 from ledger.ledger import Ledger, NewEvent
 from ledger.verify import VerifyReport, verify
+from scripts.bench_floors import ONE_CALL_APPEND, VERIFY, beside
 
 PG_URL = os.environ.get("ARGUSIC_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 BATCH = 100
@@ -248,6 +249,13 @@ def bench(backend: str, total: int, singles: int) -> list[tuple[str, float, floa
     return results
 
 
+FLOORS = {
+    "ledger verify (2 processes)": VERIFY,
+    f"batched appends, one call each ({BATCH}/batch, last {WINDOW:,})": ONE_CALL_APPEND,
+}
+"""Issue 16's floors (PostgreSQL), by the work they judge."""
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
@@ -261,16 +269,16 @@ def main() -> None:
         f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores, "
         f"Python {platform.python_version()}, {args.events:,} events per backend\n"
     )
-    print("| backend | work | ledger events/s | raw baseline events/s | ratio |")
-    print("|---|---|---:|---:|---:|")
+    print("| backend | work | ledger events/s | raw baseline events/s | ratio | floor |")
+    print("|---|---|---:|---:|---:|---|")
     for backend in args.backends.split(","):
         for work, ours, baseline in bench(backend, args.events, args.singles):
             if work.endswith("(p99 ms)"):
                 sealed = "(sealed in the append's own transaction)"
-                print(f"| {backend} | {work} | {ours:.2f} ms | {sealed} | |")
+                print(f"| {backend} | {work} | {ours:.2f} ms | {sealed} | | |")
             else:
-                ratio = ours / baseline
-                print(f"| {backend} | {work} | {ours:,.0f} | {baseline:,.0f} | {ratio:.2f} |")
+                floor = FLOORS.get(work) if backend == "postgresql" else None
+                print(f"| {backend} | {work} | {beside(ours, baseline, floor)} |")
 
 
 if __name__ == "__main__":

@@ -35,6 +35,7 @@ import msgspec
 from domain.siiq.data import Observations
 from domain.siiq.index import build_index, run_calibration
 from domain.siiq.records import CalibrationSummary, Result
+from scripts.bench_floors import CALIBRATION, Floor, verdict
 from tests.siiq_literal import literal_engine
 from tests.siiq_synthetic import Problem
 
@@ -104,14 +105,14 @@ def main() -> None:
         f"Python {platform.python_version()}, load average {os.getloadavg()[0]:.1f}"
     )
     print(f"# SI-IQ benchmark, {time.strftime('%Y-%m-%d')}, {machine}\n")
-    print("| work | seconds | baseline seconds | ours / baseline | target | |")
-    print("|---|---:|---:|---:|---:|---|")
+    print("| work | seconds | baseline seconds | ours / baseline | target | | floor |")
+    print("|---|---:|---:|---:|---:|---|---|")
     kept = sum(b.kept for b in summary.benchmarks)
     work = (
         f"calibration with kappa folds, 400 x 60 ({len(obs.m):,} results; {kept} benchmarks "
         f"kept, kappa {summary.kappa:.3f}); {share:.0%} of it in numpy/scipy kernels"
     )
-    print(row(work, calibration, baseline, TARGET_CALIBRATION))
+    print(row(work, calibration, baseline, TARGET_CALIBRATION, CALIBRATION))
     scored, rows = len(document.models), len(newcomers)
     work = f"scoring {scored:,} models with frozen parameters ({rows:,} results)"
     print(row(work, scoring, None, TARGET_SCORING))
@@ -133,10 +134,13 @@ def cpu() -> str:
     return names[0] if names else platform.machine()
 
 
-def row(work: str, seconds: float, baseline: float | None, target: float) -> str:
+def row(
+    work: str, seconds: float, baseline: float | None, target: float, floor: Floor | None = None
+) -> str:
     against = "" if baseline is None else f"{baseline:.2f} | {seconds / baseline:.3f}"
     met = "met" if seconds <= target else "NOT met"
-    return f"| {work} | {seconds:.2f} | {against or ' | '} | {target:g} | {met} |"
+    judged = verdict(floor, seconds)
+    return f"| {work} | {seconds:.2f} | {against or ' | '} | {target:g} | {met} | {judged} |"
 
 
 if __name__ == "__main__":

@@ -11,19 +11,27 @@ import os
 import subprocess
 import uuid
 from collections.abc import Iterator
+from contextlib import suppress
 from datetime import UTC, date, datetime
 from functools import cache
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+import httpx
 import psycopg
 import pytest
 from hypothesis import settings as hypothesis_settings
 from psycopg import sql
 
+from adapters.s3_artifacts import S3ArtifactStore, connect
 from api.services.demo import DemoReport
 from api.wiring import Settings, init
 from domain.events import EditionDrafted
 from ledger.ledger import Ledger, NewEvent
+from tests.s3_gateway import Gateway
+
+if TYPE_CHECKING:
+    from types_boto3_s3.client import S3Client
 
 PG_URL = os.environ.get("ARGUSIC_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
@@ -45,12 +53,118 @@ def postgres_unavailable() -> str | None:
 
 
 def require_postgres() -> None:
-    reason = postgres_unavailable()
+    require(postgres_unavailable())
+
+
+def require(reason: str | None) -> None:
+    """Nothing when the service is there; else a failure under `make test`, a loud skip outside."""
     if reason is None:
         return
     if REQUIRE_SERVICES:
         pytest.fail(f"{reason} (ARGUSIC_REQUIRE_SERVICES=1: this must run, not skip)")
     pytest.skip(f"SKIPPED LOUDLY: {reason}; run `make test` to start it")
+
+
+# --- the replication tests' primary and hot standby (scripts/ensure-standby.sh) ---------------
+
+PRIMARY_URL = os.environ.get(
+    "ARGUSIC_TEST_PRIMARY_URL", "postgresql://postgres@127.0.0.1:55432/test"
+)
+STANDBY_URL = os.environ.get(
+    "ARGUSIC_TEST_STANDBY_URL", "postgresql://postgres@127.0.0.1:55433/test"
+)
+
+
+@cache
+def standby_unavailable() -> str | None:
+    try:
+        with psycopg.connect(PRIMARY_URL, connect_timeout=5):
+            pass
+        with psycopg.connect(STANDBY_URL, connect_timeout=5) as conn:
+            row = conn.execute("SELECT pg_is_in_recovery()").fetchone()
+    except psycopg.Error as e:
+        return f"the primary {PRIMARY_URL} or its standby {STANDBY_URL} is unavailable: {e}"
+    return None if row == (True,) else f"{STANDBY_URL} is not a hot standby"
+
+
+@pytest.fixture
+def replicated_schema() -> Iterator[str]:
+    """A fresh schema on the replication primary (PRIMARY_URL), which its hot standby
+    (STANDBY_URL) follows; dropped afterwards."""
+    require(standby_unavailable())
+    schema = f"t_{uuid.uuid4().hex[:16]}"
+    yield schema
+    with psycopg.connect(PRIMARY_URL, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
+
+
+# --- SeaweedFS's S3 gateway (scripts/ensure-seaweedfs.sh) ------------------------------------
+
+S3_ENDPOINT = os.environ.get("ARGUSIC_TEST_S3_ENDPOINT", "http://127.0.0.1:18333")
+S3_BUCKET = "argusic-test"
+S3_CREDENTIALS = {
+    "AWS_ACCESS_KEY_ID": "argusic-test",
+    "AWS_SECRET_ACCESS_KEY": "argusic-test-secret",
+}
+"""The test gateway's one identity (scripts/ensure-seaweedfs.sh): test-only values."""
+
+
+@cache
+def s3_unavailable() -> str | None:
+    try:
+        httpx.get(f"{S3_ENDPOINT}/status", timeout=5).raise_for_status()
+    except httpx.HTTPError as e:
+        return f"the S3 gateway at {S3_ENDPOINT} is unavailable: {e}"
+    return None
+
+
+def s3_client(endpoint: str = S3_ENDPOINT) -> S3Client:
+    """A client of the test gateway at `endpoint`, with its credentials."""
+    with pytest.MonkeyPatch.context() as env:
+        for name, value in S3_CREDENTIALS.items():
+            env.setenv(name, value)
+        return connect(endpoint)
+
+
+@pytest.fixture
+def s3_store() -> Iterator[S3ArtifactStore]:
+    """An S3 artifact store of its own (a fresh prefix of the test bucket) on the test gateway;
+    its objects, and the parts of uploads cut short, are deleted afterwards."""
+    require(s3_unavailable())
+    client = s3_client()
+    with suppress(client.exceptions.BucketAlreadyOwnedByYou):
+        client.create_bucket(Bucket=S3_BUCKET)
+    store = S3ArtifactStore(client, S3_BUCKET, f"t-{uuid.uuid4().hex[:16]}")
+    yield store
+    listed = client.get_paginator("list_objects_v2").paginate(Bucket=S3_BUCKET, Prefix=store.prefix)
+    for page in listed:
+        for item in page.get("Contents", []):
+            client.delete_object(Bucket=S3_BUCKET, Key=item["Key"])
+    cut = client.list_multipart_uploads(Bucket=S3_BUCKET, Prefix=store.prefix)  # killed writes'
+    for upload in cut.get("Uploads", []):
+        client.abort_multipart_upload(
+            Bucket=S3_BUCKET, Key=upload["Key"], UploadId=upload["UploadId"]
+        )
+
+
+@pytest.fixture
+def own_gateway(s3_store: S3ArtifactStore, tmp_path: Path) -> Iterator[Gateway]:
+    """An S3 gateway of the test's own, started, in front of the shared SeaweedFS filer (the
+    objects it stores are `s3_store`'s too): the test may kill it and start it again."""
+    gateway = Gateway(tmp_path, S3_CREDENTIALS)
+    gateway.start()
+    yield gateway
+    gateway.kill()
+
+
+@pytest.fixture
+def s3_env(s3_store: S3ArtifactStore) -> dict[str, str]:
+    """What a subprocess's environment adds to store its evidence in `s3_store`."""
+    return {
+        "ARGUSIC_ARTIFACTS_URL": f"s3://{s3_store.bucket}/{s3_store.prefix}",
+        "ARGUSIC_S3_ENDPOINT": S3_ENDPOINT,
+        **S3_CREDENTIALS,
+    }
 
 
 @pytest.fixture

@@ -9,6 +9,7 @@ from collections.abc import Callable, Iterator
 import msgspec
 
 from api.services.ports import EvidenceStore
+from domain.errors import IntegrityFailure
 from domain.events import Evidence
 from domain.state.fold import apply
 from domain.state.methodology import Methodology
@@ -111,6 +112,8 @@ def _rehash(store: EvidenceStore, sha256: str) -> str | None:
         return "the file is missing"
     except OSError as e:
         return f"the file cannot be read: {e.strerror}"
+    except IntegrityFailure as e:  # a store that checks what it reads (the S3 store)
+        return str(e)
     if digest.hexdigest() != sha256:
         return f"its bytes hash to {digest.hexdigest()}, not to its recorded SHA-256"
     return None
