@@ -6,10 +6,10 @@ from __future__ import annotations
 from typing import Any
 
 from litestar import Litestar, Request
-from litestar.config.compression import CompressionConfig
 from litestar.di import Provide
 
 from api.http import evidence, hardware, home, ledger, methodology, operators, siiq
+from api.http.caching import cached
 from api.http.errors import exception_handlers
 from api.http.headers import secured
 from api.http.limits import MAX_BODY_BYTES, BoundedRequest, check_positions, limited
@@ -55,7 +55,6 @@ def create_app(argusic: Argusic) -> Litestar:
             "actions": provided(argusic.actions),
         },
         exception_handlers=exception_handlers(),
-        compression_config=CompressionConfig(backend="gzip", gzip_compress_level=6),
         openapi_config=openapi_config(),
         request_max_body_size=MAX_BODY_BYTES,
         request_class=BoundedRequest,
@@ -64,8 +63,9 @@ def create_app(argusic: Argusic) -> Litestar:
     )
     documented(app)
     # The limits guard every request, routed or not (litestar's own middleware runs only on a
-    # route that matched), inside the send that adds the security headers.
-    app.asgi_handler = limited(app.asgi_handler)
+    # route that matched), inside the send that adds the security headers; behind them, the
+    # answers are tagged, compressed and kept per approved position (`caching`).
+    app.asgi_handler = limited(cached(app.asgi_handler, argusic.public.published_position))
     return app
 
 
