@@ -96,6 +96,12 @@ class Ledger:
     # --- writing ---
 
     @property
+    def writes(self) -> bool:
+        """Whether this process may append (and store read models): it holds the signing key;
+        a reader opened with the public key alone only reads (docs/scale.md)."""
+        return self.recorder.sealer.signs
+
+    @property
     def origin(self) -> str:
         """The ledger's checkpoint origin (the first line of its checkpoints): its identity."""
         return self.recorder.sealer.verifier.name
