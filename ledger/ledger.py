@@ -26,6 +26,7 @@ from ledger.merkle import (
 )
 from ledger.sealing import Checkpoint
 from ledger.store import LedgerRecorder, stored_row
+from ledger.tiles import Tile
 
 PAGE = 10_000
 R = TypeVar("R", bound=Sequence[Any])
@@ -208,6 +209,21 @@ class Ledger:
             raise NotFound(f"no consistency proof from size {first} to size {second}")
         path = [h.hex() for h in self._range_hashes(consistency_plan(first, second))]
         return ConsistencyProof(first=first, second=second, path=path)
+
+    def tile(self, tile: Tile) -> bytes:
+        """tlog-tiles: the tile's hashes, concatenated; none of a tree past the ledger's end."""
+        if tile.leaves > self.size():
+            raise NotFound(f"tile {tile.path} is not in the tree of size {self.size()}")
+        last = tile.first + tile.width - 1
+        if tile.tree_level >= KEEP_FROM_LEVEL:
+            nodes = self.recorder.select_nodes(tile.tree_level, tile.first, last)
+            if len(nodes) != tile.width:
+                raise LedgerIntegrityError(f"Merkle nodes of tile {tile.path} are missing")
+            return b"".join(node for _, _, node in nodes)
+        rows = self.recorder.select_rows(tile.first, last + 1, tile.width)
+        if len(rows) != tile.width:
+            raise LedgerIntegrityError(f"events of tile {tile.path} are not all there")
+        return b"".join(leaf_hash(r.canonical) for r in rows)
 
     def root(self, size: int) -> bytes:
         """MTH of the first `size` events, from O(log n) stored hashes."""

@@ -9,7 +9,7 @@ from typing import Any
 from litestar import Litestar, Request
 from litestar.di import Provide
 
-from api.http import evidence, hardware, home, ledger, methodology, operators, siiq
+from api.http import evidence, hardware, home, ledger, methodology, operators, siiq, tiles
 from api.http.caching import cached
 from api.http.errors import exception_handlers
 from api.http.headers import secured
@@ -37,6 +37,7 @@ def create_app(argusic: Argusic) -> Litestar:
         route_handlers=[
             home.router,
             ledger.router,
+            tiles.router,
             methodology.router,
             evidence.router,
             siiq.router,
