@@ -17,13 +17,18 @@ from domain.errors import NotFound
 from ledger.tiles import TileError, parse_tile
 
 
-@get("/checkpoint", sync_to_thread=True, responses=problems(503))
+@get("/checkpoint", sync_to_thread=True, responses=problems(503), media_type="text/plain")
 def checkpoint_note(ledger_queries: NamedDependency[LedgerQueries]) -> Response[str]:
     """tlog-tiles "Checkpoints": the signed note of the tree at the latest approved position."""
     return Response(ledger_queries.signed_note(), media_type="text/plain")
 
 
-@get("/tile/{level:str}/{index:path}", sync_to_thread=True, responses=problems(404, 503))
+@get(
+    "/tile/{level:str}/{index:path}",
+    sync_to_thread=True,
+    responses=problems(404, 503),
+    media_type="application/octet-stream",
+)
 def hash_tile(
     ledger_queries: NamedDependency[LedgerQueries], level: FromPath[str], index: FromPath[str]
 ) -> Response[bytes]:
