@@ -23,7 +23,7 @@ from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
 IMMUTABLE = b"public, max-age=31536000, immutable"
-"""An answer as of an explicit approved position, or a full tile: never changes."""
+"""An answer as of an explicit approved position or tree size, or a tile: never changes."""
 LATEST_SECONDS = 10
 """How long an answer as of the latest approved position may be kept: a new approval shows
 within this many seconds (docs/decisions.md)."""
@@ -31,6 +31,8 @@ LATEST = f"public, max-age={LATEST_SECONDS}".encode()
 MEMO_BYTES = 64 * 2**20
 """Answers kept in memory, at most this many bytes in all, the least recently asked dropped
 first."""
+HELD_MOST = 2**20
+"""A larger body is not held (nor kept, nor compressed): it is sent on as it comes."""
 GZIP_LEAST = 500
 """A smaller body is sent as it is (litestar's default)."""
 COMPRESSED = (b"text/", b"application/json", b"application/jsonl", b"application/javascript")
@@ -122,14 +124,19 @@ class Answers:
                 self._bytes -= dropped.size
 
 
-def _as_of(scope: Scope) -> bool:
-    """Whether the request names the approved position it is as of."""
+PINNING = frozenset({"as_of", "size", "second"})
+"""Query parameters that name the approved position or the approved tree an answer is of:
+an answer with one of them is the same whatever is approved later."""
+
+
+def _pinned(scope: Scope) -> bool:
+    """Whether the request names the position or tree size it answers as of."""
     query = scope["query_string"].decode("latin-1")
-    return "as_of" in query and any(name == "as_of" for name, _ in parse_qsl(query))
+    return "=" in query and any(name in PINNING for name, _ in parse_qsl(query))
 
 
 def _cache_control(scope: Scope) -> bytes:
-    return IMMUTABLE if _as_of(scope) else LATEST
+    return IMMUTABLE if _pinned(scope) else LATEST
 
 
 async def send_answer(scope: Scope, send: Send, answer: Answer, head: bool) -> None:
@@ -156,8 +163,8 @@ async def send_answer(scope: Scope, send: Send, answer: Answer, head: bool) -> N
 
 
 class _Streamed:
-    """An answer the application streams with its own `ETag` (a file, evidence, a tile): sent
-    as it comes, or as a 304 when the client holds it; never held in memory whole."""
+    """An answer too large to hold (a large file): sent on as it comes, tagged only when the
+    application tagged it (a file, by its SHA-256), a 304 when the client holds that tag."""
 
     def __init__(self, scope: Scope, send: Send, head: bool) -> None:
         self.scope, self.send, self.head = scope, send, head
@@ -166,10 +173,11 @@ class _Streamed:
     async def start(self, message: Event) -> None:
         headers: Raw = list(message["headers"])
         status = message["status"]
-        etag = next(v for k, v in headers if k == b"etag")
+        etag = next((v for k, v in headers if k == b"etag"), None)
         if status == 200 and all(k != b"cache-control" for k, _ in headers):
             headers.append((b"cache-control", _cache_control(self.scope)))
-        if status == 200 and matches(Headers.from_scope(self.scope).get("if-none-match"), etag):
+        held = Headers.from_scope(self.scope).get("if-none-match")
+        if status == 200 and etag is not None and matches(held, etag):
             self.silent = True
             status = 304
             headers = [(k, v) for k, v in headers if k not in (b"content-type", b"content-length")]
@@ -183,35 +191,44 @@ class _Streamed:
 
 
 class _Made:
-    """What the application sends for one GET: streamed on at once when it names its own
-    `ETag`; else gathered whole into an `Answer`."""
+    """What the application sends for one GET: gathered into an `Answer` when whole, or, past
+    `HELD_MOST` bytes, sent on as it comes (`_Streamed`)."""
 
     def __init__(self, scope: Scope, send: Send, head: bool) -> None:
         self.scope, self.send, self.head = scope, send, head
-        self.start: Event | None = None
+        self.start: Event = {}
         self.chunks: list[bytes] = []
+        self.held = 0
         self.streamed: _Streamed | None = None
         self.answer: Answer | None = None
 
     async def __call__(self, sent: Message) -> None:
         message = cast("Event", sent)
         if message["type"] == "http.response.start":
-            if any(k == b"etag" for k, _ in message["headers"]):
-                self.streamed = _Streamed(self.scope, self.send, self.head)
-                await self.streamed.start(message)
-            else:
-                self.start = message
-            return
-        if message["type"] != "http.response.body":
+            self.start = message
+        elif message["type"] != "http.response.body":
             await self.send(sent)
         elif self.streamed is not None:
             await self.streamed.body(message)
         else:
-            self.chunks.append(message.get("body", b""))
-            if not message.get("more_body", False) and self.start is not None:
-                start = self.start
-                self.answer = Answer.made(start["status"], start["headers"], b"".join(self.chunks))
-                await send_answer(self.scope, self.send, self.answer, self.head)
+            await self._held(message)
+
+    async def _held(self, message: Event) -> None:
+        body, more = message.get("body", b""), message.get("more_body", False)
+        self.chunks.append(body)
+        self.held += len(body)
+        if not more:
+            start, whole = self.start, b"".join(self.chunks)
+            self.answer = Answer.made(start["status"], start["headers"], whole)
+            await send_answer(self.scope, self.send, self.answer, self.head)
+        elif self.held > HELD_MOST:
+            self.streamed = _Streamed(self.scope, self.send, self.head)
+            await self.streamed.start(self.start)
+            for chunk in self.chunks:
+                await self.streamed.body(
+                    {"type": "http.response.body", "body": chunk, "more_body": True}
+                )
+            self.chunks = []
 
 
 Position = Callable[[], int]
@@ -226,7 +243,7 @@ def cached(app: ASGIApp, position: Position, answers: Answers | None = None) -> 
     def key(scope: Scope) -> tuple[object, ...] | None:
         if scope["path"] in UNCACHED:
             return None
-        at: object = "as_of" if _as_of(scope) else position()
+        at: object = "pinned" if _pinned(scope) else position()
         accept = Headers.from_scope(scope).get("accept", "")
         return (scope["path"], scope["query_string"], accept, at)
 
@@ -250,9 +267,9 @@ def cached(app: ASGIApp, position: Position, answers: Answers | None = None) -> 
             return
         made = _Made(scope, send, head)
         await app(scope, receive, made)
-        if made.answer is None or made.answer.status != 200 or asked is None:
-            return
-        if asked[-1] == "as_of" or asked == await anyio.to_thread.run_sync(known_key, scope):
-            memo.put(asked, made.answer)  # made with no approval meanwhile
+        # An approval between the key and the answer leaves a later answer under the earlier
+        # position: only requests racing that approval ask for it, and approvals only go up.
+        if made.answer is not None and made.answer.status == 200 and asked is not None:
+            memo.put(asked, made.answer)
 
     return serve

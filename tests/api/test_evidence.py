@@ -325,3 +325,21 @@ def test_verify_evidence_names_a_corrupted_and_a_deleted_file(
     assert f"run r2, cast (stored copy, {r2['cast'].stored_sha256}): the file is missing" in (
         human.stdout
     )
+
+
+def test_the_served_copy_is_tagged_with_its_sha256_for_304_and_head(
+    evidence: Evidence,
+    client: TestClient,  # type: ignore[type-arg]
+) -> None:
+    evidence.write_and_ingest([evidence.run("r1", SPLIT_KEY, SECRET_PEM, model_key=MODEL_KEY)])
+    plain = {"accept-encoding": "identity"}
+    answer = client.get("/runs/r1/evidence/log", headers=plain)
+    assert answer.headers["etag"] == f'"{sha256(answer.content)}"'
+    held = client.get(
+        "/runs/r1/evidence/log", headers={**plain, "if-none-match": answer.headers["etag"]}
+    )
+    assert (held.status_code, held.content) == (304, b"")
+    head = client.head("/runs/r1/evidence/log", headers=plain)
+    assert (head.status_code, head.content) == (200, b"")
+    assert head.headers["etag"] == answer.headers["etag"]
+    assert head.headers["x-argusic-served-sha256"] == sha256(answer.content)

@@ -13,7 +13,7 @@ import pytest
 from litestar.testing import TestClient
 
 from api.http import create_app
-from api.http.caching import IMMUTABLE, LATEST, matches
+from api.http.caching import HELD_MOST, IMMUTABLE, LATEST, matches
 from api.wiring import Argusic, Settings
 from tests.api.test_public_positions import ANSWERED, Positions, approve, asked, positions
 from tests.api.world import World
@@ -82,6 +82,12 @@ def test_an_answer_as_of_an_approved_position_is_immutable_and_the_latest_short_
         pinned = client.get(asked(path, as_of=positions.first))
         assert pinned.headers["cache-control"] == IMMUTABLE.decode(), path
         assert client.get(path).headers["cache-control"] == LATEST.decode(), path
+    for path in ("/ledger/checkpoint", "/ledger/proof/inclusion?position=1"):
+        assert client.get(asked(path, size=positions.first)).headers["cache-control"] == (
+            IMMUTABLE.decode()
+        )
+    consistency = f"/ledger/proof/consistency?first=1&second={positions.first}"
+    assert client.get(consistency).headers["cache-control"] == IMMUTABLE.decode()
     refused = client.get(asked("/projects", as_of=positions.head))
     assert refused.status_code == 404
     assert "immutable" not in refused.headers.get("cache-control", "")
@@ -168,3 +174,18 @@ def test_if_none_match_compares_weakly_and_star_matches_any() -> None:
     assert not matches('"b"', b'"a"')
     assert not matches(None, b'"a"')
     assert not matches("", b'"a"')
+
+
+def test_a_file_too_large_to_hold_goes_out_as_it_comes_under_its_own_tag(
+    client: Client,
+) -> None:
+    path = "/static/swagger/swagger-ui-bundle.js"  # over a MiB
+    answer = client.get(path, headers={"accept-encoding": "identity"})
+    assert answer.status_code == 200
+    assert len(answer.content) > HELD_MOST
+    assert "content-encoding" not in answer.headers
+    held = client.get(path, headers={"if-none-match": answer.headers["etag"]})
+    assert (held.status_code, held.content) == (304, b"")
+    head = client.head(path)
+    assert (head.status_code, head.content) == (200, b"")
+    assert head.headers["etag"] == answer.headers["etag"]
