@@ -239,7 +239,7 @@ class Ledger:
 
     def _range_hashes(self, ranges: Sequence[Range]) -> list[bytes]:
         """MTH of each range, reading each perfect subtree once: a stored node from
-        KEEP_FROM_LEVEL up, the leaves themselves below."""
+        KEEP_FROM_LEVEL up, the leaves themselves below (nearby ones in one read)."""
         perfect = {p for r in ranges for p in perfect_ranges(*r)}
         stored = [
             (_level(a, b), a >> _level(a, b)) for a, b in perfect if _level(a, b) >= KEEP_FROM_LEVEL
@@ -252,12 +252,28 @@ class Ledger:
                 if (level, a >> level) not in nodes:
                     raise LedgerIntegrityError(f"Merkle node ({level}, {a >> level}) is missing")
                 known[a, b] = nodes[level, a >> level]
-            else:
-                rows = self.recorder.select_rows(a, b, b - a)
-                if len(rows) != b - a:
-                    raise LedgerIntegrityError(f"events {a + 1}..{b} are not all there")
-                known[a, b] = tree_root([leaf_hash(r.canonical) for r in rows])
+        leaves = self._leaf_hashes(sorted(p for p in perfect if p not in known))
+        for a, b in perfect:
+            if (a, b) not in known:
+                known[a, b] = tree_root([leaves[i] for i in range(a, b)])
         return [root_from_frontier([known[p] for p in perfect_ranges(*r)]) for r in ranges]
+
+    def _leaf_hashes(self, ranges: Sequence[Range]) -> dict[int, bytes]:
+        """The leaf hashes of `ranges` (in order) by leaf index: one read for ranges at most a
+        stored node's width apart (a proof's siblings below the stored levels)."""
+        leaves: dict[int, bytes] = {}
+        clusters: list[list[int]] = []
+        for a, b in ranges:
+            if clusters and a - clusters[-1][1] <= 1 << KEEP_FROM_LEVEL:
+                clusters[-1][1] = max(clusters[-1][1], b)
+            else:
+                clusters.append([a, b])
+        for a, b in clusters:
+            rows = self.recorder.select_rows(a, b, b - a)
+            if len(rows) != b - a:
+                raise LedgerIntegrityError(f"events {a + 1}..{b} are not all there")
+            leaves.update((r.position - 1, leaf_hash(r.canonical)) for r in rows)
+        return leaves
 
 
 def _level(start: int, end: int) -> int:
