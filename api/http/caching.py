@@ -240,19 +240,31 @@ def cached(app: ASGIApp, position: Position, answers: Answers | None = None) -> 
     position, and HEAD answered as GET without the body."""
     memo = answers or Answers()
 
-    def key(scope: Scope) -> tuple[object, ...] | None:
-        if scope["path"] in UNCACHED:
-            return None
-        at: object = "pinned" if _pinned(scope) else position()
+    def pinned_key(scope: Scope) -> tuple[object, ...]:
+        """The key of an answer that is the same whatever is approved later: named by its
+        position (`PINNING`), or immutable of itself (a tile)."""
         accept = Headers.from_scope(scope).get("accept", "")
-        return (scope["path"], scope["query_string"], accept, at)
+        return (scope["path"], scope["query_string"], accept, "pinned")
 
     def known_key(scope: Scope) -> tuple[object, ...] | None:
-        """The request's key, read off the ledger (in a thread: it asks the database)."""
+        """The key of an answer as of the latest approved position, read off the ledger (in a
+        thread: it asks the database); None with the database away."""
         try:
-            return key(scope)
+            return (*pinned_key(scope)[:-1], position())
         except Exception:  # the database away: the application answers why
             return None
+
+    async def known(scope: Scope) -> tuple[tuple[object, ...] | None, Answer | None]:
+        """The request's key and the answer kept under it, if any: none for a path made
+        afresh each time."""
+        if scope["path"] in UNCACHED:
+            return None, None
+        pinned = pinned_key(scope)
+        known = memo.get(pinned)
+        if known is not None or _pinned(scope):
+            return pinned, known
+        asked = await anyio.to_thread.run_sync(known_key, scope)
+        return asked, None if asked is None else memo.get(asked)
 
     async def serve(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP or scope["method"] not in ("GET", "HEAD"):
@@ -260,16 +272,19 @@ def cached(app: ASGIApp, position: Position, answers: Answers | None = None) -> 
             return
         head = scope["method"] == "HEAD"
         scope = {**scope, "method": "GET"} if head else scope
-        asked = await anyio.to_thread.run_sync(known_key, scope)
-        known = memo.get(asked) if asked is not None else None
-        if known is not None:
-            await send_answer(scope, send, known, head)
+        asked, kept = await known(scope)
+        if kept is not None:
+            await send_answer(scope, send, kept, head)
             return
         made = _Made(scope, send, head)
         await app(scope, receive, made)
         # An approval between the key and the answer leaves a later answer under the earlier
         # position: only requests racing that approval ask for it, and approvals only go up.
-        if made.answer is not None and made.answer.status == 200 and asked is not None:
-            memo.put(asked, made.answer)
+        answer = made.answer
+        if answer is None or answer.status != 200 or asked is None:
+            return
+        memo.put(
+            pinned_key(scope) if (b"cache-control", IMMUTABLE) in answer.headers else asked, answer
+        )
 
     return serve

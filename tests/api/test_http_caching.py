@@ -133,16 +133,16 @@ def sent(client: Client, path: str) -> bytes:
         return b"".join(answer.iter_raw())
 
 
-def counted(argusic: Argusic, name: str) -> list[int]:
-    """Each call of the public queries' `name`, counted."""
+def counted(queries: object, name: str) -> list[int]:
+    """Each call of the queries' `name`, counted."""
     calls: list[int] = []
-    asked_for: Callable[..., Any] = getattr(argusic.public, name)
+    asked_for: Callable[..., Any] = getattr(queries, name)
 
     def counting(*args: Any, **kwargs: Any) -> Any:
         calls.append(1)
         return asked_for(*args, **kwargs)
 
-    setattr(argusic.public, name, counting)
+    setattr(queries, name, counting)
     return calls
 
 
@@ -150,7 +150,8 @@ def test_each_answer_is_made_once_per_approved_position(
     positions: Positions, world: World, settings: Settings
 ) -> None:
     argusic = Argusic(settings, world.ledger)
-    board, runs = counted(argusic, "leaderboard"), counted(argusic, "run")
+    board, runs = counted(argusic.public, "leaderboard"), counted(argusic.public, "run")
+    tiles = counted(argusic.public_ledger, "tile")
     with TestClient(app=create_app(argusic)) as client:
         for _ in range(3):
             assert client.get("/leaderboard?cycle=2026-09").status_code == 200
@@ -160,10 +161,12 @@ def test_each_answer_is_made_once_per_approved_position(
         world.ingest([run("r-3", "octo/p", "agent-a", "80", day=13)])
         assert client.get("/leaderboard?cycle=2026-09").status_code == 200
         assert len(board) == 1  # nothing new approved: the same answer
+        assert client.get("/tile/0/000.p/3").status_code == 200
         newest = approve(world)
         for _ in range(2):
             assert client.get("/leaderboard?cycle=2026-09").json()["as_of"] == newest
-        assert len(board) == 2
+            assert client.get("/tile/0/000.p/3").status_code == 200
+        assert (len(board), len(tiles)) == (2, 1)  # a tile is the same whatever is approved
 
 
 def test_if_none_match_compares_weakly_and_star_matches_any() -> None:
