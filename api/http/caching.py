@@ -35,8 +35,14 @@ HELD_MOST = 2**20
 """A larger body is not held (nor kept, nor compressed): it is sent on as it comes."""
 GZIP_LEAST = 500
 """A smaller body is sent as it is (litestar's default)."""
-COMPRESSED = (b"text/", b"application/json", b"application/jsonl", b"application/javascript")
-"""The media types worth compressing (hashes and recordings' archives are not)."""
+COMPRESSED = (
+    b"text/",
+    b"application/json",
+    b"application/jsonl",
+    b"application/javascript",
+    b"application/x-asciicast",
+)
+"""The media types worth compressing (hashes are not)."""
 UNCACHED = frozenset({"/healthz"})
 """Paths whose every answer is made afresh: the health check reads the database each time."""
 
