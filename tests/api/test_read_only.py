@@ -158,3 +158,14 @@ def test_serve_read_only_with_workers_on_a_database_refusing_writes_with_no_sign
     assert "read-only transaction" not in log, log
     assert log.count("Started server process") == 2, log
     assert not (tmp_path / "reader-home").exists()
+
+
+def test_serve_with_workers_on_the_primary_takes_actions(
+    ledger: Ledger, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    with serving(cli_env, tmp_path / "server.log", "--workers", "2") as address:
+        for _ in range(4):
+            assert httpx.get(f"{address}/healthz").status_code == 200
+            refused = httpx.post(f"{address}/operator/actions", json={})
+            assert refused.status_code == 400, refused.text  # judged, not refused as a reader
+    assert (tmp_path / "server.log").read_text().count("Started server process") == 2
