@@ -73,6 +73,7 @@ bench: install postgres docker
 	$(BIN)/python scripts/bench_runner.py
 	$(BIN)/python scripts/bench_web.py
 	$(BIN)/python scripts/bench_load.py
+	$(BIN)/python scripts/bench_read.py
 
 lint: install
 	$(BIN)/ruff check .

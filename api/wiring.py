@@ -40,7 +40,7 @@ from domain.errors import SetupError
 from domain.events import ApiAnswer
 from domain.runner.config import OrchestratorConfig
 from ledger.ledger import Ledger
-from ledger.note import Signer
+from ledger.note import NoteError, Signer, Verifier
 from ledger.postgres import PostgresLedgerDatastore, PostgresLedgerRecorder
 from ledger.sealing import Sealer, utc_text
 from ledger.signing_key import SigningKeyMissing, load_signer, new_ledger_signer, store_signer
@@ -87,6 +87,9 @@ class Settings:
     s3_endpoint: str | None = None
     """`ARGUSIC_S3_ENDPOINT`, the S3 gateway of an `s3://` artifact store (AWS's when unset);
     its credentials are the usual `AWS_ACCESS_KEY_ID` and `AWS_SECRET_ACCESS_KEY`."""
+    public_key: Path | None = None
+    """`ARGUSIC_LEDGER_PUBLIC_KEY`: a file holding the ledger's verifier key, all a reader
+    (`argusic serve --read-only`) needs; it never loads the signing key."""
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] = os.environ) -> Settings:
@@ -100,6 +103,9 @@ class Settings:
             github_token=env.get("ARGUSIC_GITHUB_TOKEN") or None,
             artifacts_url=env.get("ARGUSIC_ARTIFACTS_URL") or None,
             s3_endpoint=env.get("ARGUSIC_S3_ENDPOINT") or None,
+            public_key=Path(env["ARGUSIC_LEDGER_PUBLIC_KEY"])
+            if env.get("ARGUSIC_LEDGER_PUBLIC_KEY")
+            else None,
         )
 
     @property
@@ -128,6 +134,7 @@ def open_recorder(url: str, sealer: Sealer) -> LedgerRecorder:
             originator_id_type="text",
             pool_size=2,
             max_overflow=8,
+            read_only=not sealer.signs,
         )
         return PostgresLedgerRecorder(datastore, sealer)
     raise ConfigurationError(f"ARGUSIC_DATABASE_URL {url!r}: use sqlite:/// or postgresql://")
@@ -149,6 +156,29 @@ def artifact_store(settings: Settings) -> EvidenceStore:
     raise ConfigurationError(
         f"ARGUSIC_ARTIFACTS_URL {url!r}: use file:///absolute/path or s3://bucket/prefix"
     )
+
+
+def open_reader(settings: Settings) -> Ledger:
+    """The ledger of an initialised database for a reader: checkpoints checked with the public
+    key at `ARGUSIC_LEDGER_PUBLIC_KEY`, nothing signed, appended or stored (docs/scale.md)."""
+    if settings.public_key is None:
+        raise ConfigurationError(
+            "ARGUSIC_LEDGER_PUBLIC_KEY is not set: a reader needs the file holding the "
+            "ledger's public key (`argusic ledger public-key`)"
+        )
+    try:
+        verifier = Verifier.parse(settings.public_key.read_text().strip())
+    except (OSError, NoteError) as e:
+        raise ConfigurationError(f"ARGUSIC_LEDGER_PUBLIC_KEY {settings.public_key}: {e}") from e
+    recorder = open_recorder(settings.database_url, Sealer(None, utc_now, verifier))
+    if recorder.pending_migrations():
+        raise ConfigurationError("the database schema is not up to date: run `argusic init`")
+    if str(verifier) not in recorder.registered_keys():
+        raise ConfigurationError(
+            f"the key in {settings.public_key} is not this ledger's: "
+            "check ARGUSIC_LEDGER_PUBLIC_KEY"
+        )
+    return Ledger(recorder, utc_now)
 
 
 def _sealer(signer: Signer) -> Sealer:
@@ -220,6 +250,11 @@ class Argusic:
     @classmethod
     def open(cls, settings: Settings) -> Argusic:
         return cls(settings, open_ledger(settings))
+
+    @classmethod
+    def open_reader(cls, settings: Settings) -> Argusic:
+        """For a server that only reads: the public key alone (`open_reader`)."""
+        return cls(settings, open_reader(settings))
 
     @cached_property
     def orchestrator(self) -> OrchestratorConfig:

@@ -26,6 +26,7 @@ from ledger.merkle import (
 )
 from ledger.sealing import Checkpoint
 from ledger.store import LedgerRecorder, stored_row
+from ledger.tiles import Tile
 
 PAGE = 10_000
 R = TypeVar("R", bound=Sequence[Any])
@@ -94,6 +95,12 @@ class Ledger:
         self.recorder.close()
 
     # --- writing ---
+
+    @property
+    def writes(self) -> bool:
+        """Whether this process may append (and store read models): it holds the signing key;
+        a reader opened with the public key alone only reads (docs/scale.md)."""
+        return self.recorder.sealer.signs
 
     @property
     def origin(self) -> str:
@@ -203,6 +210,21 @@ class Ledger:
         path = [h.hex() for h in self._range_hashes(consistency_plan(first, second))]
         return ConsistencyProof(first=first, second=second, path=path)
 
+    def tile(self, tile: Tile) -> bytes:
+        """tlog-tiles: the tile's hashes, concatenated; none of a tree past the ledger's end."""
+        if tile.leaves > self.size():
+            raise NotFound(f"tile {tile.path} is not in the tree of size {self.size()}")
+        last = tile.first + tile.width - 1
+        if tile.tree_level >= KEEP_FROM_LEVEL:
+            nodes = self.recorder.select_nodes(tile.tree_level, tile.first, last)
+            if len(nodes) != tile.width:
+                raise LedgerIntegrityError(f"Merkle nodes of tile {tile.path} are missing")
+            return b"".join(node for _, _, node in nodes)
+        rows = self.recorder.select_rows(tile.first, last + 1, tile.width)
+        if len(rows) != tile.width:
+            raise LedgerIntegrityError(f"events of tile {tile.path} are not all there")
+        return b"".join(leaf_hash(r.canonical) for r in rows)
+
     def root(self, size: int) -> bytes:
         """MTH of the first `size` events, from O(log n) stored hashes."""
         return self._range_hashes([(0, size)])[0] if size else root_from_frontier([])
@@ -217,7 +239,7 @@ class Ledger:
 
     def _range_hashes(self, ranges: Sequence[Range]) -> list[bytes]:
         """MTH of each range, reading each perfect subtree once: a stored node from
-        KEEP_FROM_LEVEL up, the leaves themselves below."""
+        KEEP_FROM_LEVEL up, the leaves themselves below (nearby ones in one read)."""
         perfect = {p for r in ranges for p in perfect_ranges(*r)}
         stored = [
             (_level(a, b), a >> _level(a, b)) for a, b in perfect if _level(a, b) >= KEEP_FROM_LEVEL
@@ -230,12 +252,28 @@ class Ledger:
                 if (level, a >> level) not in nodes:
                     raise LedgerIntegrityError(f"Merkle node ({level}, {a >> level}) is missing")
                 known[a, b] = nodes[level, a >> level]
-            else:
-                rows = self.recorder.select_rows(a, b, b - a)
-                if len(rows) != b - a:
-                    raise LedgerIntegrityError(f"events {a + 1}..{b} are not all there")
-                known[a, b] = tree_root([leaf_hash(r.canonical) for r in rows])
+        leaves = self._leaf_hashes(sorted(p for p in perfect if p not in known))
+        for a, b in perfect:
+            if (a, b) not in known:
+                known[a, b] = tree_root([leaves[i] for i in range(a, b)])
         return [root_from_frontier([known[p] for p in perfect_ranges(*r)]) for r in ranges]
+
+    def _leaf_hashes(self, ranges: Sequence[Range]) -> dict[int, bytes]:
+        """The leaf hashes of `ranges` (in order) by leaf index: one read for ranges at most a
+        stored node's width apart (a proof's siblings below the stored levels)."""
+        leaves: dict[int, bytes] = {}
+        clusters: list[list[int]] = []
+        for a, b in ranges:
+            if clusters and a - clusters[-1][1] <= 1 << KEEP_FROM_LEVEL:
+                clusters[-1][1] = max(clusters[-1][1], b)
+            else:
+                clusters.append([a, b])
+        for a, b in clusters:
+            rows = self.recorder.select_rows(a, b, b - a)
+            if len(rows) != b - a:
+                raise LedgerIntegrityError(f"events {a + 1}..{b} are not all there")
+            leaves.update((r.position - 1, leaf_hash(r.canonical)) for r in rows)
+        return leaves
 
 
 def _level(start: int, end: int) -> int:

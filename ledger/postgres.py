@@ -31,19 +31,24 @@ five minutes, lets the waits grow to minutes)."""
 
 class PostgresLedgerDatastore(PostgresDatastore):
     """eventsourcing's datastore, with every connection's search_path set to the schema and
-    lost connections replaced soon after the database is back."""
+    lost connections replaced soon after the database is back; a reader's connections are
+    read-only sessions, as a hot standby's are."""
 
-    def __init__(self, *args: Any, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, read_only: bool = False, **kwargs: Any) -> None:
+        self.read_only = read_only
         super().__init__(*args, **kwargs)
         self.pool.reconnect_timeout = RECONNECT_SECONDS
 
     def after_connect_func(self) -> Callable[[Connection[Any]], None]:
         configure = super().after_connect_func()
         set_path = SQL("SET search_path TO {}").format(Identifier(self.schema))
+        read_only = self.read_only
 
         def after_connect(conn: Connection[Any]) -> None:
             configure(conn)
             conn.execute(set_path)
+            if read_only:
+                conn.execute("SET default_transaction_read_only = on")
 
         return after_connect
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import msgspec
 
+from domain.errors import SetupError
 from ledger.merkle import root_from_frontier
 from ledger.note import CheckpointBody, Signer, Verifier, open_checkpoint
 
@@ -44,19 +45,41 @@ class Checkpoint(msgspec.Struct, frozen=True, kw_only=True):
         return [self.frontier[i : i + HASH_SIZE] for i in range(0, len(self.frontier), HASH_SIZE)]
 
 
-class Sealer:
-    """Signs checkpoints with the ledger's Ed25519 key; the key name is the log's origin."""
+class ReadOnlyLedger(SetupError):
+    """A ledger opened with its public key alone was asked to write (docs/scale.md: readers)."""
 
-    def __init__(self, signer: Signer, clock: Callable[[], datetime]) -> None:
+
+class Sealer:
+    """Signs checkpoints with the ledger's Ed25519 key; the key name is the log's origin. A
+    reader's sealer holds the verifier key alone: it checks checkpoints and signs none."""
+
+    def __init__(
+        self, signer: Signer | None, clock: Callable[[], datetime], verifier: Verifier | None = None
+    ) -> None:
+        """`signer`, or for a reader None and the ledger's `verifier`."""
         self.signer = signer
         self.clock = clock
+        found = signer.verifier if signer is not None else verifier
+        if found is None:
+            raise ValueError("a sealer needs the signing key or, to read only, the verifier key")
+        self._verifier = found
 
     @property
     def verifier(self) -> Verifier:
-        return self.signer.verifier
+        return self._verifier
+
+    @property
+    def signs(self) -> bool:
+        """Whether this sealer holds the signing key (a writer's) or the verifier alone."""
+        return self.signer is not None
 
     def seal(self, size: int, frontier: Sequence[bytes], previous: int | None) -> Checkpoint:
         """Sign the tree of `size` leaves, which extends the checkpoint of size `previous`."""
+        if self.signer is None:
+            raise ReadOnlyLedger(
+                "this process holds the ledger's public key alone and appends nothing: "
+                "writes go to a process holding the signing key, on the primary"
+            )
         root = root_from_frontier(frontier)
         body = CheckpointBody(self.signer.name, size, root)
         return Checkpoint(

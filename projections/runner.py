@@ -36,7 +36,8 @@ class ReadModel(Generic[M]):
             return msgspec.json.decode(model, type=self.projection.model_type)
 
     def catch_up(self, progress: Callable[[int], None] | None = None) -> tuple[int, M]:
-        """Apply the events recorded since the stored position; store model and position."""
+        """Apply the events recorded since the stored position; store model and position
+        (a reader, which holds the public key alone, folds on in memory and stores nothing)."""
         position, model = self.stored()
         return self._advance(position, model, progress)
 
@@ -58,5 +59,6 @@ class ReadModel(Generic[M]):
                 model = self.projection.apply(model, recorded)
                 if progress and recorded.position % 10_000 == 0:
                     progress(recorded.position)
-        self.ledger.recorder.save_projection(self.projection.name, head, encode_json(model))
+        if self.ledger.writes:
+            self.ledger.recorder.save_projection(self.projection.name, head, encode_json(model))
         return head, model

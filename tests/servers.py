@@ -41,13 +41,13 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def serving(env: dict[str, str], log: Path | None = None) -> Iterator[str]:
-    """`argusic serve` on a free port of 127.0.0.1 over the ledger `env` names, its log lines
-    written to `log` if given; its address."""
+def serving(env: dict[str, str], log: Path | None = None, *options: str) -> Iterator[str]:
+    """`argusic serve` on a free port of 127.0.0.1 over the ledger `env` names, with `options`
+    (`--read-only`, `--workers 2`), its log lines written to `log` if given; its address."""
     port = free_port()
     with open(log or os.devnull, "ab") as stderr:
         server = subprocess.Popen(
-            [ARGUSIC, "serve", "--port", str(port)],
+            [ARGUSIC, "serve", "--port", str(port), *options],
             env=env,
             start_new_session=True,
             stdout=subprocess.DEVNULL,

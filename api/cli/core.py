@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
+from typing import Any
 
 import click
 import msgspec
@@ -42,8 +44,22 @@ def init_command(session: Session, as_json: bool) -> None:
 @click.command("serve")
 @click.option("--host", default="127.0.0.1", show_default=True)
 @click.option("--port", default=8000, show_default=True, type=int)
+@click.option(
+    "--read-only",
+    is_flag=True,
+    envvar="ARGUSIC_READ_ONLY",
+    help="Only read (a replica's server): the ledger's public key from "
+    "ARGUSIC_LEDGER_PUBLIC_KEY, never the signing key; nothing stored; operator actions 405.",
+)
+@click.option(
+    "--workers",
+    default=1,
+    show_default=True,
+    type=click.IntRange(1, 64),
+    help="Server processes answering on the same port.",
+)
 @pass_session
-def serve_command(session: Session, host: str, port: int) -> None:
+def serve_command(session: Session, host: str, port: int, read_only: bool, workers: int) -> None:
     """Serve the read API over HTTP (OpenAPI at /schema)."""
     # Imported here: the web stack would slow every other command's start.
     import uvicorn  # noqa: PLC0415
@@ -51,13 +67,15 @@ def serve_command(session: Session, host: str, port: int) -> None:
     from api.http import create_app  # noqa: PLC0415
 
     # No `server` banner: what the server runs is nobody's business (issue 16).
-    uvicorn.run(
-        create_app(session.argusic),
-        host=host,
-        port=port,
-        log_config=None,
-        server_header=False,
-    )
+    options: dict[str, Any] = {"host": host, "port": port, "log_config": None}
+    if workers > 1:  # each process opens the ledger itself (`api.http.served`)
+        os.environ["ARGUSIC_READ_ONLY"] = "1" if read_only else "0"
+        uvicorn.run(
+            "api.http:served", factory=True, workers=workers, server_header=False, **options
+        )
+        return
+    argusic = Argusic.open_reader(session.settings) if read_only else session.argusic
+    uvicorn.run(create_app(argusic), server_header=False, **options)
 
 
 def _ingest_human(report: IngestReport | DemoReport) -> str:

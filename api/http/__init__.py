@@ -3,13 +3,14 @@ dependencies litestar provides by parameter name."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from litestar import Litestar, Request
-from litestar.config.compression import CompressionConfig
 from litestar.di import Provide
 
-from api.http import evidence, hardware, home, ledger, methodology, operators, siiq
+from api.http import evidence, hardware, home, ledger, methodology, operators, siiq, tiles
+from api.http.caching import cached
 from api.http.errors import exception_handlers
 from api.http.headers import secured
 from api.http.limits import MAX_BODY_BYTES, BoundedRequest, check_positions, limited
@@ -17,13 +18,13 @@ from api.http.openapi import documented, openapi_config
 from api.web import FORMAT, STATIC, Negotiated, check_format, static_files, template_config
 from api.web.site_check import SiteCheck
 from api.web.templating import environment
-from api.wiring import Argusic
+from api.wiring import Argusic, Settings
 
 
 def create_app(argusic: Argusic) -> Litestar:
     """The public API: every read as of an approved publication position, the latest by
     default (methodology section 1), the ledger's included, and the one write, a signed
-    operator action."""
+    operator action (405 on a server that only reads: its ledger holds no signing key)."""
 
     def provided(value: object) -> Provide:
         return Provide(lambda: value, use_cache=True, sync_to_thread=False)
@@ -36,11 +37,12 @@ def create_app(argusic: Argusic) -> Litestar:
         route_handlers=[
             home.router,
             ledger.router,
+            tiles.router,
             methodology.router,
             evidence.router,
             siiq.router,
             hardware.router,
-            operators.router,
+            operators.router if argusic.ledger.writes else operators.read_only_router,
             *static_files(),
         ],
         response_class=Negotiated,
@@ -55,7 +57,6 @@ def create_app(argusic: Argusic) -> Litestar:
             "actions": provided(argusic.actions),
         },
         exception_handlers=exception_handlers(),
-        compression_config=CompressionConfig(backend="gzip", gzip_compress_level=6),
         openapi_config=openapi_config(),
         request_max_body_size=MAX_BODY_BYTES,
         request_class=BoundedRequest,
@@ -64,9 +65,18 @@ def create_app(argusic: Argusic) -> Litestar:
     )
     documented(app)
     # The limits guard every request, routed or not (litestar's own middleware runs only on a
-    # route that matched), inside the send that adds the security headers.
-    app.asgi_handler = limited(app.asgi_handler)
+    # route that matched), inside the send that adds the security headers; behind them, the
+    # answers are tagged, compressed and kept per approved position (`caching`).
+    app.asgi_handler = limited(cached(app.asgi_handler, argusic.public.published_position))
     return app
+
+
+def served() -> Litestar:
+    """The application of one server process of `argusic serve --workers N` (uvicorn's factory):
+    the settings from the environment, a reader's ledger when `ARGUSIC_READ_ONLY` is 1."""
+    settings = Settings.from_env()
+    read_only = os.environ.get("ARGUSIC_READ_ONLY") == "1"
+    return create_app(Argusic.open_reader(settings) if read_only else Argusic.open(settings))
 
 
 def checked(request: Request[Any, Any, Any]) -> None:

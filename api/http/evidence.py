@@ -35,6 +35,7 @@ def run_evidence(
         "X-Argusic-Raw-SHA256": copy.raw_sha256,
         "X-Argusic-Served-SHA256": copy.served_sha256,
         "X-Argusic-Transforms": ", ".join(copy.transforms),
+        "ETag": f'"{copy.served_sha256}"',
     }
     return Stream(
         evidence_store.read(copy.served_sha256), media_type=copy.media_type, headers=headers
@@ -53,7 +54,7 @@ def instructions(
     return Stream(
         evidence_store.read(published.sha256),
         media_type="text/markdown; charset=utf-8",
-        headers={"X-Argusic-SHA256": published.sha256},
+        headers={"X-Argusic-SHA256": published.sha256, "ETag": f'"{published.sha256}"'},
     )
 
 

@@ -17,6 +17,7 @@ from domain.siiq.index import IndexDocument, ModelPage, model_page
 from domain.state.methodology import Methodology
 from domain.state.publication import public_state
 from ledger.ledger import ConsistencyProof, InclusionProof, Ledger
+from ledger.tiles import Tile
 from projections.methodology import MethodologyProjection
 from projections.siiq import Siiq, SiiqProjection, index_document
 from projections.siiq_sources import SiiqSourcesProjection, Sources, StatusDocument
@@ -128,6 +129,17 @@ class LedgerQueries:
     def public_key(self) -> PublicKeyView:
         verifier = self.ledger.recorder.sealer.verifier
         return PublicKeyView(origin=verifier.name, public_key=str(verifier))
+
+    def signed_note(self) -> str:
+        """tlog-tiles "Checkpoints": the signed note of the latest checkpoint (for the public,
+        the one at the latest approved position)."""
+        return self.ledger.checkpoint(self._tree(None, least=0)).note
+
+    def tile(self, tile: Tile) -> bytes:
+        """tlog-tiles: a hash tile of the tree (for the public, of the approved tree: no hash
+        of a node past the latest approved position)."""
+        self._tree(tile.leaves, least=1)
+        return self.ledger.tile(tile)
 
     def inclusion(self, position: int, size: int | None = None) -> InclusionProof:
         return self.ledger.inclusion_proof(position, self._tree(size, least=1))

@@ -325,3 +325,36 @@ def test_verify_evidence_names_a_corrupted_and_a_deleted_file(
     assert f"run r2, cast (stored copy, {r2['cast'].stored_sha256}): the file is missing" in (
         human.stdout
     )
+
+
+def test_the_served_copy_is_tagged_with_its_sha256_for_304_and_head(
+    evidence: Evidence,
+    client: TestClient,  # type: ignore[type-arg]
+) -> None:
+    evidence.write_and_ingest([evidence.run("r1", SPLIT_KEY, SECRET_PEM, model_key=MODEL_KEY)])
+    plain = {"accept-encoding": "identity"}
+    answer = client.get("/runs/r1/evidence/log", headers=plain)
+    assert answer.headers["etag"] == f'"{sha256(answer.content)}"'
+    held = client.get(
+        "/runs/r1/evidence/log", headers={**plain, "if-none-match": answer.headers["etag"]}
+    )
+    assert (held.status_code, held.content) == (304, b"")
+    head = client.head("/runs/r1/evidence/log", headers=plain)
+    assert (head.status_code, head.content) == (200, b"")
+    assert head.headers["etag"] == answer.headers["etag"]
+    assert head.headers["x-argusic-served-sha256"] == sha256(answer.content)
+
+
+def test_a_recording_is_compressed_in_transport_only(
+    evidence: Evidence,
+    client: TestClient,  # type: ignore[type-arg]
+) -> None:
+    lines = [json.dumps({"version": 2, "width": 80, "height": 24})]
+    lines += [json.dumps([n / 10, "o", f"step {n} of the build\r\n"]) for n in range(100)]
+    cast = ("\n".join(lines) + "\n").encode()
+    evidence.write_and_ingest([evidence.run("r1", cast, SECRET_PEM, model_key=MODEL_KEY)])
+    plain = client.get("/runs/r1/evidence/cast", headers={"accept-encoding": "identity"})
+    zipped = client.get("/runs/r1/evidence/cast", headers={"accept-encoding": "gzip"})
+    assert zipped.headers["content-encoding"] == "gzip"
+    assert zipped.content == plain.content  # decoded by the client: the served bytes
+    assert zipped.headers["x-argusic-served-sha256"] == sha256(plain.content)
