@@ -1,0 +1,99 @@
+"""Issue 31, deliverable 5: the several-machine setup on one machine. Two runner workers with
+homes of their own (no shared disk) write to the PostgreSQL primary and store their evidence on
+the S3 gateway; an operator publishes on the primary; a reader started `--read-only` on the hot
+standby, with the ledger's public key alone, serves the run pages and the evidence the workers
+stored, as of the approved position, once the standby has replayed it."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import shutil
+import subprocess
+import time
+from pathlib import Path
+
+import httpx
+import pytest
+
+from adapters.keys_stand_in import KeyStandIn
+from api.wiring import Settings, init
+from tests.conftest import PRIMARY_URL, STANDBY_URL
+from tests.publishing import publish
+from tests.runner_fixtures import Rig, images, stand_in
+from tests.servers import ARGUSIC, serving
+
+__all__ = ["images", "stand_in"]
+
+pytestmark = pytest.mark.slow
+
+RUNS = {"w1": "r-first-machine", "w2": "r-second-machine"}
+
+
+def caught_up(address: str, approved: int, seconds: float = 60) -> None:
+    """Wait out the replication lag: the reader's approved position reaches `approved`."""
+    deadline = time.monotonic() + seconds
+    while (size := httpx.get(f"{address}/healthz", timeout=5).json()["size"]) < approved:
+        assert time.monotonic() < deadline, f"the standby stayed at {size} < {approved}"
+        time.sleep(0.2)
+
+
+def test_workers_on_two_machines_and_a_reader_on_the_standby(
+    images: dict[str, str],
+    stand_in: KeyStandIn,
+    replicated_schema: str,
+    s3_env: dict[str, str],
+    tmp_path: Path,
+) -> None:
+    primary = f"{PRIMARY_URL}?schema={replicated_schema}"
+    operator = Settings(primary, tmp_path / "operator", "json")
+    ledger, _ = init(operator)  # the primary's ledger key is made here, once
+    rig = Rig(operator, ledger, stand_in, tmp_path)
+    for worker, run_id in RUNS.items():
+        home = tmp_path / worker  # each writer host gets a copy of the ledger's signing key
+        (home / "keys").mkdir(parents=True)
+        shutil.copy(operator.key_path, home / "keys" / "ledger.key")
+        rig.schedule("installs-and-runs", run_id)
+        worked = subprocess.run(
+            [ARGUSIC, "worker", "--once", "--worker-id", worker, "--json"],
+            env={
+                **os.environ,
+                **rig.env,
+                **s3_env,
+                "ARGUSIC_DATABASE_URL": primary,
+                "ARGUSIC_HOME": str(home),
+            },
+            capture_output=True,
+            timeout=600,
+            check=False,
+        )
+        assert worked.returncode == 0, worked.stderr
+        assert not (home / "artifacts").exists()  # nothing kept on the worker's own disk
+    approved = publish(ledger, operator.home)
+    recorded = {run_id: rig.recorded(run_id) for run_id in RUNS.values()}
+    public_key = tmp_path / "ledger.pub"
+    public_key.write_text(str(ledger.recorder.sealer.verifier) + "\n")
+    reader_home = tmp_path / "reader"
+    reader = {
+        **os.environ,
+        **s3_env,
+        "ARGUSIC_DATABASE_URL": f"{STANDBY_URL}?schema={replicated_schema}",
+        "ARGUSIC_HOME": str(reader_home),
+        "ARGUSIC_LEDGER_PUBLIC_KEY": str(public_key),
+    }
+    with serving(reader, tmp_path / "reader.log", "--read-only") as address:
+        caught_up(address, approved)
+        for run_id, run in recorded.items():
+            assert run is not None, run_id
+            assert run.evidence.cast is not None, run_id
+            document = httpx.get(f"{address}/runs/{run_id}", timeout=30)
+            assert document.status_code == 200, document.text
+            assert document.json()["as_of"] == approved
+            cast = httpx.get(f"{address}/runs/{run_id}/evidence/cast", timeout=30)
+            assert cast.status_code == 200, cast.text
+            assert hashlib.sha256(cast.content).hexdigest() == run.evidence.cast.sha256
+            page = httpx.get(f"{address}/runs/{run_id}", headers={"Accept": "text/html"})
+            assert run_id in page.text
+        refused = httpx.post(f"{address}/operator/actions", json={}, timeout=30)
+        assert refused.status_code == 405
+    assert not reader_home.exists()  # no signing key made, no evidence kept, nothing written
