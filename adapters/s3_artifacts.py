@@ -28,7 +28,7 @@ import botocore.exceptions
 from boto3.s3.transfer import TransferConfig
 
 from adapters.artifacts import CHUNK, HashingWriter, chunks
-from domain.errors import IntegrityFailure, NotFound, SetupError
+from domain.errors import IntegrityFailure, NotFound, StoreUnavailable
 from domain.events import Fingerprint
 
 if TYPE_CHECKING:
@@ -44,7 +44,7 @@ whatever the size."""
 TRANSFER.max_in_memory_upload_chunks = 2  # the read-ahead (s3transfer's default: 10)
 
 
-class S3Unavailable(SetupError):
+class S3Unavailable(StoreUnavailable):
     """The S3 gateway did not answer, or refused: what was being stored (or read) was not."""
 
 

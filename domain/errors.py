@@ -34,5 +34,10 @@ class SetupError(ArgusicError, RuntimeError):
     """The configuration or the database state does not allow the command."""
 
 
+class StoreUnavailable(SetupError):
+    """An outside store (the evidence's S3 gateway) did not answer; what it names (its address)
+    is for the operator's log, not for a public answer."""
+
+
 class IntegrityFailure(ArgusicError, RuntimeError):
     """Stored data contradicts itself: the ledger or its schema was changed behind our back."""

@@ -20,7 +20,14 @@ from litestar.status_codes import (
 from litestar.types import ExceptionHandlersMap, Send
 
 from api.web.negotiation import error_page
-from domain.errors import IntegrityFailure, InvalidInput, NotFound, SetupError, UsageError
+from domain.errors import (
+    IntegrityFailure,
+    InvalidInput,
+    NotFound,
+    SetupError,
+    StoreUnavailable,
+    UsageError,
+)
 
 log = structlog.get_logger()
 AnyRequest = Request[object, object, State]
@@ -35,6 +42,7 @@ STATUS: dict[type[Exception], int] = {
 }
 """Each of our error categories."""
 DATABASE_UNAVAILABLE = "the database is unavailable; try again shortly"
+STORE_UNAVAILABLE = "the evidence store is unavailable; try again shortly"
 
 
 def problem(
@@ -85,6 +93,12 @@ def _database(request: AnyRequest, exc: PersistenceError) -> Problem:
     return answer(request, HTTP_503_SERVICE_UNAVAILABLE, DATABASE_UNAVAILABLE)
 
 
+def _store(request: AnyRequest, exc: StoreUnavailable) -> Problem:
+    """The evidence store did not answer: a 503 saying only that, its address in the log."""
+    log.warning("evidence store unavailable", path=request.url.path, error=str(exc))
+    return answer(request, HTTP_503_SERVICE_UNAVAILABLE, STORE_UNAVAILABLE)
+
+
 def _litestar(request: AnyRequest, exc: HTTPException) -> Problem:
     """litestar's own refusals (a malformed query, an unknown path), as litestar words them;
     its own failures are bugs of ours too, and logged."""
@@ -101,6 +115,7 @@ def _unexpected(request: AnyRequest, exc: Exception) -> Problem:
 def exception_handlers() -> ExceptionHandlersMap:
     handlers: ExceptionHandlersMap = {error: _ours(status) for error, status in STATUS.items()}
     handlers[PersistenceError] = _database
+    handlers[StoreUnavailable] = _store
     handlers[HTTPException] = _litestar
     handlers[Exception] = _unexpected
     return handlers

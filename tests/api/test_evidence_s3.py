@@ -3,14 +3,17 @@ the commands store and check it there exactly as on disk."""
 
 from __future__ import annotations
 
+import dataclasses
 import json
 from pathlib import Path
 
 import pytest
+from litestar.testing import TestClient
 
 from adapters.artifacts import FileArtifactStore
 from adapters.s3_artifacts import S3ArtifactStore
-from api.wiring import ConfigurationError, Settings, artifact_store
+from api.http import create_app
+from api.wiring import Argusic, ConfigurationError, Settings, artifact_store
 from tests.conftest import argusic
 
 SQLITE_ONLY = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
@@ -86,3 +89,27 @@ def test_the_artifacts_url_chooses_the_store(tmp_path: Path) -> None:
     for wrong in ("file://relative/path", "s3:///no-bucket", "https://example.org/x"):
         with pytest.raises(ConfigurationError, match="ARGUSIC_ARTIFACTS_URL"):
             store(wrong)
+
+
+@pytest.mark.slow
+@SQLITE_ONLY
+def test_a_server_whose_s3_store_stops_answering_says_only_that(
+    cli_env: dict[str, str], s3_env: dict[str, str], settings: Settings
+) -> None:
+    env = cli_env | s3_env
+    assert argusic(env, "init").returncode == 0
+    assert argusic(env, "demo").returncode == 0
+    run_id = "demo-001"  # published by the demo, its recording on the S3 store
+    gone = dataclasses.replace(
+        settings, artifacts_url=s3_env["ARGUSIC_ARTIFACTS_URL"], s3_endpoint="http://127.0.0.1:9"
+    )
+    opened = Argusic.open(gone)
+    try:
+        with TestClient(app=create_app(opened)) as client:
+            answer = client.get(f"/runs/{run_id}/evidence/cast")
+    finally:
+        opened.close()
+    assert answer.status_code == 503
+    assert answer.json()["detail"] == "the evidence store is unavailable; try again shortly"
+    assert "127.0.0.1" not in answer.text
+    assert s3_env["ARGUSIC_ARTIFACTS_URL"].removeprefix("s3://") not in answer.text
