@@ -141,8 +141,13 @@ def _pinned(scope: Scope) -> bool:
     return "=" in query and any(name in PINNING for name, _ in parse_qsl(query))
 
 
+CODE_STATED = frozenset({"/methodology"})
+"""Answers that state the running release's rules and configuration beside the ledger's: the
+same for a position only until the next release, so never marked immutable."""
+
+
 def _cache_control(scope: Scope) -> bytes:
-    return IMMUTABLE if _pinned(scope) else LATEST
+    return IMMUTABLE if _pinned(scope) and scope["path"] not in CODE_STATED else LATEST
 
 
 async def send_answer(scope: Scope, send: Send, answer: Answer, head: bool) -> None:

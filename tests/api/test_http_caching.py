@@ -91,6 +91,9 @@ def test_an_answer_as_of_an_approved_position_is_immutable_and_the_latest_short_
     refused = client.get(asked("/projects", as_of=positions.head))
     assert refused.status_code == 404
     assert "immutable" not in refused.headers.get("cache-control", "")
+    # the methodology page states the running release's rules too: never cached for good
+    rules = client.get(asked("/methodology", as_of=positions.first))
+    assert (rules.status_code, rules.headers["cache-control"]) == (200, LATEST.decode())
 
 
 def test_an_answer_as_of_an_approved_position_is_the_same_bytes_forever(
