@@ -7,6 +7,7 @@ stored, as of the approved position, once the standby has replayed it."""
 from __future__ import annotations
 
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -17,13 +18,15 @@ import httpx
 import pytest
 
 from adapters.keys_stand_in import KeyStandIn
+from adapters.s3_artifacts import S3ArtifactStore
 from api.wiring import Settings, init
-from tests.conftest import PRIMARY_URL, STANDBY_URL
+from tests.conftest import PRIMARY_URL, STANDBY_URL, argusic
 from tests.publishing import publish
-from tests.runner_fixtures import Rig, images, stand_in
+from tests.runner_fixtures import Rig, images, rig, stand_in
+from tests.s3_gateway import Gateway
 from tests.servers import ARGUSIC, serving
 
-__all__ = ["images", "stand_in"]
+__all__ = ["images", "rig", "stand_in"]
 
 pytestmark = pytest.mark.slow
 
@@ -97,3 +100,39 @@ def test_workers_on_two_machines_and_a_reader_on_the_standby(
         refused = httpx.post(f"{address}/operator/actions", json={}, timeout=30)
         assert refused.status_code == 405
     assert not reader_home.exists()  # no signing key made, no evidence kept, nothing written
+
+
+@pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
+def test_a_worker_whose_s3_gateway_is_down_records_the_run_once_it_answers_again(  # noqa: PLR0917 (fixtures)
+    images: dict[str, str],
+    rig: Rig,
+    cli_env: dict[str, str],
+    s3_env: dict[str, str],
+    s3_store: S3ArtifactStore,
+    own_gateway: Gateway,
+) -> None:
+    """The run ends while the evidence store does not answer: it is not recorded (nothing of
+    it half-stored), the worker says why and goes on, and its next round records it whole."""
+    env = {**cli_env, **rig.env, **s3_env, "ARGUSIC_S3_ENDPOINT": own_gateway.endpoint}
+    rig.schedule("installs-and-runs", "r-gateway-down")
+    own_gateway.kill()
+    first = argusic(env, "worker", "--once", "--worker-id", "w1", "--json")
+    assert first.returncode == 0, first.stderr
+    assert json.loads(first.stdout)["executed"] == {"r-gateway-down": "ending"}
+    assert "run_not_closed" in first.stderr
+    assert "S3" in first.stderr  # the log says which store did not answer
+    assert rig.recorded("r-gateway-down") is None
+    assert not stored_keys(s3_store)
+    own_gateway.start()
+    again = argusic(env, "worker", "--once", "--worker-id", "w1", "--json")
+    assert again.returncode == 0, again.stderr
+    recorded = rig.recorded("r-gateway-down")
+    assert recorded is not None
+    assert recorded.evidence.cast is not None
+    cast = b"".join(s3_store.read(recorded.evidence.cast.sha256))
+    assert hashlib.sha256(cast).hexdigest() == recorded.evidence.cast.sha256
+
+
+def stored_keys(store: S3ArtifactStore) -> list[str]:
+    listed = store.client.list_objects_v2(Bucket=store.bucket, Prefix=store.prefix)
+    return [item["Key"] for item in listed.get("Contents", [])]
