@@ -9,7 +9,7 @@ from ledger.ledger import RecordedEvent
 
 
 class MethodologyProjection:
-    name = "methodology.v10"
+    name = "methodology.v11"
     model_type = Methodology
 
     def initial(self) -> Methodology:

@@ -9,6 +9,7 @@ import msgspec
 
 from domain.events import RunRecorded, SandboxLimits
 from domain.evidence.quoting import quoted_final_state
+from domain.evidence.timeline import Timeline
 from domain.runner.naming import replaced_run, rerun_id
 from domain.runs import budget
 from domain.scoring import Outcome, ScoreLines
@@ -78,6 +79,9 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     """Set on public documents: what an operator approved (methodology section 1)."""
     verification_note: str | None = None
     """Section 16, from v1.4: why the report's `tier1_real` counts as `tier3_none`, if it does."""
+    timeline: Timeline | None = None
+    """Section 17: the run's commands, failures, fixes, verification and end, as its served
+    recording shows them (derived from it where the document is served)."""
 
 
 def score_lines_row(lines: ScoreLines) -> ScoreLinesRow:
