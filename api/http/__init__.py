@@ -9,7 +9,7 @@ from litestar import Litestar, Request
 from litestar.config.compression import CompressionConfig
 from litestar.di import Provide
 
-from api.http import evidence, hardware, home, ledger, methodology, operators, siiq
+from api.http import evidence, hardware, home, ledger, methodology, operators, renders, siiq
 from api.http.errors import exception_handlers
 from api.http.headers import secured
 from api.http.limits import MAX_BODY_BYTES, BoundedRequest, check_positions, limited
@@ -38,6 +38,7 @@ def create_app(argusic: Argusic) -> Litestar:
             ledger.router,
             methodology.router,
             evidence.router,
+            renders.router,
             siiq.router,
             hardware.router,
             operators.router,
