@@ -14,10 +14,14 @@ import msgspec
 
 from domain.events import Report, RunRecorded
 from domain.evidence.asciicast import RecordingError, split_lines
+from domain.evidence.quoting import quoted_final_state
 from domain.evidence.terminal_text import normalised
 from domain.verification import claim
 
 MarkKind = Literal["command", "failure", "fixed", "verification", "end"]
+
+WEIGHT: dict[str, int] = {"command": 0, "verification": 1, "fixed": 2, "end": 3, "failure": 4}
+"""Which mark names a chapter where several fall at one time."""
 
 _CONTROL = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]"
@@ -56,6 +60,16 @@ class Timeline(msgspec.Struct, frozen=True, kw_only=True):
     errors_fixed: int
     errors_unplaced: int
     """Errors the report counts that the recording shows no failure for."""
+
+    def chapters(self) -> list[Mark]:
+        """One mark a time, the weightiest there (a failure over its command): the player's
+        chapters."""
+        chosen: dict[float, Mark] = {}
+        for mark in self.marks:
+            held = chosen.get(mark.time)
+            if held is None or WEIGHT[mark.kind] > WEIGHT[held.kind]:
+                chosen[mark.time] = mark
+        return sorted(chosen.values(), key=lambda mark: mark.time)
 
 
 class _Command(msgspec.Struct, kw_only=True):
@@ -112,8 +126,8 @@ def _commands(lines: Iterable[tuple[float, str]]) -> tuple[list[_Command], float
             if status and commands[-1].status is None:
                 commands[-1].status = int(status["a"] or status["b"])
             commands[-1].output.append(line)
-    for command, after in zip(commands, [*commands[1:], None], strict=True):
-        command.until = end if after is None else after.time
+    for command, until in zip(commands, [*(c.time for c in commands[1:]), end], strict=False):
+        command.until = until
     return commands, end
 
 
@@ -169,7 +183,7 @@ def run_timeline(run: RunRecorded, cast: Iterable[bytes], source_sha256: str) ->
     end = max(end, events[-1][0] if events else 0.0)
     report = run.report
     marks = _command_marks(commands, report)
-    final = (report.final_state if report else None) or run.status
+    final = quoted_final_state(run) or run.status  # as the run page quotes it
     marks.append(Mark(time=end, until=end, kind="end", label=f"end ({run.status}): {final}"))
     found = report.errors_found if report else 0
     seen = sum(1 for mark in marks if mark.kind == "failure")

@@ -9,6 +9,7 @@ from domain.errors import NotFound
 from domain.state.methodology import Methodology
 from domain.state.records import Rendered
 from projections.views.approved import Approved
+from projections.views.evidence import served_url
 
 MEDIA_TYPES = {"gif": "image/gif", "mp4": "video/mp4"}
 
@@ -32,6 +33,8 @@ class RendersView(msgspec.Struct, frozen=True, kw_only=True):
     run_id: str
     as_of: int
     renders: list[RenderRow]
+    recording_url: str | None
+    """Where the recording they are made from is served (None while it is withheld)."""
     approved: Approved | None = None
     """Set on public documents: what an operator approved (methodology section 1)."""
 
@@ -70,11 +73,17 @@ def renders_view(state: Methodology, as_of: int, run_id: str) -> RendersView:
     state.find_run(run_id, as_of)
     made = state.renders.get(run_id, [])
     rows = [render_row(run_id, number, r) for number, r in enumerate(made, start=1)]
-    return RendersView(run_id=run_id, as_of=as_of, renders=rows)
+    return RendersView(
+        run_id=run_id,
+        as_of=as_of,
+        renders=rows,
+        recording_url=served_url(state, run_id, "cast"),
+    )
 
 
 def render_view(state: Methodology, as_of: int, run_id: str, number: int) -> RenderView:
-    rows = renders_view(state, as_of, run_id).renders
+    listed = renders_view(state, as_of, run_id)
+    rows = listed.renders
     if not 1 <= number <= len(rows):
         raise NotFound(f"run {run_id!r} has no render {number} as of position {as_of}")
     row = rows[number - 1]
@@ -83,7 +92,7 @@ def render_view(state: Methodology, as_of: int, run_id: str, number: int) -> Ren
         as_of=as_of,
         render=row,
         run_url=f"/runs/{run_id}",
-        evidence_url=f"/runs/{run_id}/evidence/cast",
+        evidence_url=listed.recording_url or f"/runs/{run_id}#evidence-cast",
         file_url=f"{row.url}/file",
         media_type=MEDIA_TYPES.get(row.format, "application/octet-stream"),
     )

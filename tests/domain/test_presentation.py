@@ -113,6 +113,11 @@ def test_errors_the_report_counts_that_the_recording_does_not_show_are_unplaced(
     assert [m.kind for m in made.marks].count("fixed") == 0
 
 
+def test_a_recording_that_shows_no_command_has_only_its_end() -> None:
+    made = run_timeline(recorded(None), [cast([(0.5, "ok\r\n")])], SHA)
+    assert [(m.kind, m.time) for m in made.marks] == [("end", 0.5)]
+
+
 def test_a_v3_recording_is_read_with_relative_times() -> None:
     relative = [(0.0, "$ make\r\n"), (1.0, "done\r\n"), (2.0, "$ ls\r\n")]
     assert [t for t, _ in recording_events([cast(relative, version=3)])] == [0.0, 1.0, 3.0]
