@@ -22,6 +22,8 @@ class Fingerprint(Value, frozen=True):
 class Evidence(Value, frozen=True):
     log: Fingerprint | None = None
     cast: Fingerprint | None = None
+    video: Fingerprint | None = None
+    """Section 17: a desktop run's raw video of its virtual display, as it arrived."""
 
 
 class EvidenceTransformed(Event, frozen=True):

@@ -12,7 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from adapters.artifacts import FileArtifactStore
 from adapters.video import Canvas
+from api.services.maintenance import verify_evidence
 from api.services.render import heading
 from api.wiring import Settings
 from domain.events import RenderMade
@@ -142,3 +144,20 @@ def test_other_refused_edits_name_their_rule(
     refused = argusic(cli_env, "render", PASSING, "--out", str(tmp_path / "x.gif"), *edit)
     assert refused.returncode == 1
     assert rule in refused.stderr
+
+
+def test_ledger_verify_evidence_rehashes_every_render(
+    demo: Ledger, cli_env: dict[str, str], settings: Settings, tmp_path: Path
+) -> None:
+    made = argusic(cli_env, "render", PASSING, "--out", str(tmp_path / "r.gif"), "--json")
+    sha256 = json.loads(made.stdout)["sha256"]
+    store = FileArtifactStore(settings.home / "artifacts")
+    assert verify_evidence(demo, store).ok
+    store.path(sha256).chmod(0o600)
+    store.path(sha256).write_bytes(b"not the render")
+    [problem] = verify_evidence(demo, store).problems
+    assert (problem.run_id, problem.kind, problem.copy) == (
+        PASSING,
+        "render",
+        f"{PASSING}/render/1",
+    )
