@@ -7,6 +7,7 @@ Nothing is downloaded: `scripts/ensure-media.sh` installs ffmpeg and the font.""
 from __future__ import annotations
 
 import shutil
+import struct
 import subprocess
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -174,3 +175,63 @@ class TerminalRenderer:
             for screen, frame in zip(screens(columns, rows, texts, frames), frames, strict=True)
         )
         return encode(canvas, drawn, "gif" if kind == "gif" else "mp4", " | ".join(heading))
+
+
+SCREEN_FPS = 2
+"""Frames a second of a desktop run's raw video."""
+
+
+def xwd_frame(dump: bytes) -> tuple[int, int, bytes]:
+    """Width, height and pixels (`bgr0`) of an X window dump as Xvfb's `-fbdir` keeps it: a
+    ZPixmap of 32 bits a pixel, least significant byte first (XWDFile.h, version 7)."""
+    fields = struct.unpack(">25I", dump[:100])
+    header, version, pixmap_format, _, width, height = fields[:6]
+    byte_order, bits_per_pixel, bytes_per_line, colours = (
+        fields[7],
+        fields[11],
+        fields[12],
+        fields[19],
+    )
+    if (version, pixmap_format, byte_order, bits_per_pixel) != (7, 2, 0, 32):
+        raise SetupError("the virtual display's framebuffer is not a 32-bit LSB-first ZPixmap")
+    start = header + 12 * colours
+    pixels = dump[start : start + height * bytes_per_line]
+    rows = (pixels[i * bytes_per_line : i * bytes_per_line + 4 * width] for i in range(height))
+    return width, height, b"".join(rows)
+
+
+class ScreenVideo:
+    """A desktop run's raw video (section 17): each framebuffer image of the virtual display
+    (X window dumps, as Xvfb's `-fbdir` keeps them) encoded as it arrives, losslessly (FFV1 in
+    Matroska), into a file on the host, out of the agent's reach."""
+
+    fps = SCREEN_FPS
+
+    def __init__(self, path: Path) -> None:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        self.path = path
+        self._ffmpeg: subprocess.Popen[bytes] | None = None
+        self._size: tuple[int, int] | None = None
+        self.closed = False
+
+    def write(self, chunk: bytes) -> None:
+        """One framebuffer image (one of another size than the first is left out)."""
+        width, height, pixels = xwd_frame(chunk)
+        if self._ffmpeg is None:
+            self._size = (width, height)
+            command = [_ffmpeg(), "-v", "error", "-nostdin", "-f", "rawvideo", "-pix_fmt", "bgr0"]
+            command += ["-s", f"{width}x{height}", "-framerate", str(SCREEN_FPS), "-i", "-"]
+            command += ["-c:v", "ffv1", "-y", str(self.path)]
+            self._ffmpeg = subprocess.Popen(command, stdin=subprocess.PIPE)
+        if (width, height) == self._size:
+            assert self._ffmpeg.stdin is not None
+            self._ffmpeg.stdin.write(pixels)
+
+    def close(self) -> None:
+        if self.closed:
+            return
+        self.closed = True
+        if self._ffmpeg is not None:
+            assert self._ffmpeg.stdin is not None
+            self._ffmpeg.stdin.close()
+            self._ffmpeg.wait(timeout=120)

@@ -28,7 +28,7 @@ from adapters.sources.config import SourcesConfig, load_sources_config
 from adapters.sources.github import CommitResolver
 from adapters.sources.http import HttpFetcher
 from adapters.sources.reader import SourceReader
-from adapters.video import TerminalRenderer
+from adapters.video import ScreenVideo, TerminalRenderer
 from api.services.operators import ActionDesk
 from api.services.ports import Banners, EvidenceStore, Renderer, SourceReading
 from api.services.queries import LedgerQueries, MethodologyQueries, SiiqQueries
@@ -293,6 +293,8 @@ def build_runner(settings: Settings, ledger: Ledger, env: Mapping[str, str] = os
         clock=utc_now,
         nonce=lambda: secrets.token_hex(4),
         shared_keys={k: v for k, v in env.items() if k.endswith("_API_KEY")},
+        open_screen=ScreenVideo,
+        screen_fps=ScreenVideo.fps,
     )
 
 
