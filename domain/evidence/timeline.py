@@ -18,6 +18,8 @@ from domain.evidence.quoting import quoted_final_state
 from domain.evidence.terminal_text import normalised
 from domain.verification import claim
 
+LONGEST_LINE = 4096
+"""Characters of a line kept (a line is a label at most: memory stays bounded, issue 16)."""
 MarkKind = Literal["command", "failure", "fixed", "verification", "end"]
 
 WEIGHT: dict[str, int] = {"command": 0, "verification": 1, "fixed": 2, "end": 3, "failure": 4}
@@ -75,7 +77,8 @@ class Timeline(msgspec.Struct, frozen=True, kw_only=True):
 class _Command(msgspec.Struct, kw_only=True):
     time: float
     text: str
-    output: list[str] = msgspec.field(default_factory=list)
+    said: str | None = None
+    """The first line of its output that says it failed (the only output kept)."""
     status: int | None = None
     until: float = 0.0
 
@@ -107,7 +110,7 @@ def terminal_lines(events: Iterable[tuple[float, str]]) -> Iterator[tuple[float,
                 yield (time if started is None else started), _CONTROL.sub("", pending)
                 pending, started = "", None
             elif piece:
-                pending += piece
+                pending += piece[: max(0, LONGEST_LINE - len(pending))]
                 started = time if started is None else started
     if pending:
         yield (0.0 if started is None else started), _CONTROL.sub("", pending)
@@ -125,7 +128,8 @@ def _commands(lines: Iterable[tuple[float, str]]) -> tuple[list[_Command], float
             status = STATUS.search(line)
             if status and commands[-1].status is None:
                 commands[-1].status = int(status["a"] or status["b"])
-            commands[-1].output.append(line)
+            if commands[-1].said is None and FAILURE.search(line):
+                commands[-1].said = line.strip()
     for command, until in zip(commands, [*(c.time for c in commands[1:]), end], strict=False):
         command.until = until
     return commands, end
@@ -136,7 +140,7 @@ def failed(command: _Command) -> bool:
     non-zero exit status for it, or, showing none, output that says it failed."""
     if command.status is not None:
         return command.status != 0
-    return any(FAILURE.search(line) for line in command.output)
+    return command.said is not None
 
 
 def _label(command: _Command) -> str:
@@ -151,8 +155,7 @@ def _mark(command: _Command, kind: MarkKind, label: str) -> Mark:
 
 
 def _failure(command: _Command) -> Mark:
-    why = next((line.strip() for line in command.output if FAILURE.search(line)), "")
-    said = f"{_label(command)}: {why}" if why else _label(command)
+    said = f"{_label(command)}: {command.said}" if command.said else _label(command)
     return _mark(command, "failure", f"error found: {said}")
 
 
@@ -178,9 +181,15 @@ def _command_marks(commands: list[_Command], report: Report | None) -> list[Mark
 
 def run_timeline(run: RunRecorded, cast: Iterable[bytes], source_sha256: str) -> Timeline:
     """Section 17: the run's timeline from its served recording and its record."""
-    events = list(recording_events(cast))
-    commands, end = _commands(terminal_lines(events))
-    end = max(end, events[-1][0] if events else 0.0)
+    last = [0.0]
+
+    def timed(events: Iterator[tuple[float, str]]) -> Iterator[tuple[float, str]]:
+        for event in events:
+            last[0] = event[0]
+            yield event
+
+    commands, end = _commands(terminal_lines(timed(recording_events(cast))))
+    end = max(end, last[0])
     report = run.report
     marks = _command_marks(commands, report)
     final = quoted_final_state(run) or run.status  # as the run page quotes it

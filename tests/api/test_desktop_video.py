@@ -9,7 +9,6 @@ import hashlib
 import subprocess
 from pathlib import Path
 
-import pytest
 from litestar.testing import TestClient
 
 from api.http import create_app
@@ -22,7 +21,6 @@ from tests.publishing import publish
 from tests.records import EDITIONS, run, write
 
 SOURCE = "testsrc=size=320x240:rate=5:duration=1"
-pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
 
 def screen_video(path: Path) -> Path:
@@ -82,6 +80,8 @@ def test_a_desktop_run_keeps_its_video_fingerprinted_and_serves_it(
         assert decodes(served.content, tmp_path) == ""
         document = client.get("/runs/d-1").json()
         assert document["evidence"]["video"]["raw_sha256"] == sha256
+        page = client.get("/runs/d-1", headers={"Accept": "text/html"}).text
+        assert 'href="/runs/d-1/evidence/video"' in page
 
 
 def test_a_video_of_a_run_whose_terminal_showed_its_key_is_withheld_and_the_run_repeated(

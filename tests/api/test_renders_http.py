@@ -20,8 +20,6 @@ from tests.publishing import publish
 PUBLIC_RUN, SECRET_RUN = "demo-012", "demo-107"
 """A public run whose recording shows a failure; a secret-pool run of the open cycle."""
 
-pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-
 
 @pytest.fixture
 def argusic(settings: Settings, ledger: Ledger) -> Argusic:
