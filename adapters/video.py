@@ -70,10 +70,6 @@ class Canvas:
         self.height = LINE * (rows + len(heading) + 1) + 16
         self.height += self.height % 2  # even sides, as yuv420p needs
 
-    def text(self, screen: Sequence[str], caption: str | None) -> list[str]:
-        """Every line a frame shows, top to bottom."""
-        return [*self.heading, *screen, caption or ""]
-
     def draw(self, screen: Sequence[str], caption: str | None) -> bytes:
         image = Image.new("RGB", (self.width, self.height), BACKGROUND)
         pen = ImageDraw.Draw(image)

@@ -20,7 +20,6 @@ class Filming:
     def __init__(self, runner: Runner, sandbox: str, video: Recorder) -> None:
         self.runner, self.sandbox, self.video = runner, sandbox, video
         self.stop = threading.Event()
-        self.frames = 0
         self.thread = threading.Thread(target=self._film, daemon=True, name=f"film {sandbox}")
         self.thread.start()
 
@@ -33,7 +32,6 @@ class Filming:
                 return
             if frame:
                 self.video.write(frame)
-                self.frames += 1
             if self.stop.wait(period):
                 return
 

@@ -7,11 +7,15 @@ from __future__ import annotations
 import json
 from datetime import UTC, datetime
 
+import msgspec
 import pytest
 
 from domain.errors import Rejected
 from domain.events import Agent, Evidence, Project, Report, RunRecorded
+from domain.evidence import redaction
+from domain.evidence.pipeline import Applied
 from domain.evidence.timeline import Timeline, recording_events, run_timeline
+from domain.evidence.withholding import as_recorded, credential_may_be_on_screen
 from domain.presentation import (
     END_STATE,
     NO_HIDDEN_FAILURE,
@@ -209,3 +213,20 @@ def test_frame_plan_only_ever_adds_the_next_events_and_ends_on_the_end_state() -
     assert plan[-1].fed == len(times)
     assert plan[-1].caption == timeline().marks[-1].label
     assert plan[0].time == 0.0
+
+
+def test_credential_may_be_on_screen() -> None:
+    """Section 17: a raw video cannot be redacted; it may show a credential exactly when the
+    run's terminal showed one (its security redaction changed the recording or the log)."""
+    same = Applied(
+        transform=redaction.NAME, version=3, input_sha256=SHA, output_sha256=SHA, counts={}
+    )
+    changed = msgspec.structs.replace(same, input_sha256="cd" * 32, counts={"run_model_key": 1})
+    other = msgspec.structs.replace(changed, transform="neutral-branding")
+    video = [as_recorded("ef" * 32)]
+    assert (
+        credential_may_be_on_screen({"log": [same], "cast": [same, other], "video": video}) is None
+    )
+    said = credential_may_be_on_screen({"log": [changed], "cast": [same], "video": video})
+    assert said is not None
+    assert "credential was in the run's log" in said
