@@ -9,7 +9,7 @@ NODE_STAMP := node_modules/.installed-$(shell cksum package-lock.json | cut -d' 
 
 export ARGUSIC_TEST_PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
 
-.PHONY: install run test bench lint postgres standby seaweedfs docker browser methodology-checks clean
+.PHONY: install run test bench lint postgres standby seaweedfs docker browser media methodology-checks clean
 
 install: $(STAMP) $(NODE_STAMP)
 
@@ -51,6 +51,10 @@ docker:
 browser:
 	scripts/ensure-browser.sh
 
+# argusic render's ffmpeg and font (methodology section 17, the presentation layer).
+media:
+	scripts/ensure-media.sh
+
 # Methodology section 7: the budget table and the key's spending limit must match the config.
 methodology-checks: install
 	scripts/check-ttl-methodology.sh
@@ -58,7 +62,7 @@ methodology-checks: install
 
 # ARGUSIC_REQUIRE_SERVICES turns a missing PostgreSQL (or its standby), SeaweedFS, Docker or
 # Chromium into a failure, never a skip.
-test: install postgres standby seaweedfs docker browser methodology-checks
+test: install postgres standby seaweedfs docker browser media methodology-checks
 	ARGUSIC_REQUIRE_SERVICES=1 $(BIN)/python -m pytest -n auto --dist loadgroup
 
 bench: install postgres docker

@@ -28,7 +28,7 @@ import requests
 
 from domain.errors import SetupError
 from domain.runner.naming import LABEL_RUN, SANDBOX_PREFIX
-from domain.runner.sandbox import SandboxSpec
+from domain.runner.sandbox import SCREEN_FOLDER, SandboxSpec
 
 PROJECT_DIR = "/argusic/project"
 SCREEN = "1280x800x24"
@@ -83,8 +83,9 @@ def _pid1_command(spec: SandboxSpec) -> list[str]:
     run, with the virtual display (Xvfb, in the image) started first."""
     if spec.display is None:
         return ["sleep", str(spec.pid1_seconds)]
-    xvfb = f"Xvfb {spec.display} -screen 0 {SCREEN} -nolisten tcp >/tmp/xvfb.log 2>&1"
-    return ["sh", "-c", f"{xvfb} & exec sleep {spec.pid1_seconds}"]
+    xvfb = f"Xvfb {spec.display} -screen 0 {SCREEN} -nolisten tcp -fbdir {SCREEN_FOLDER}"
+    start = f"mkdir -p {SCREEN_FOLDER} && {xvfb} >/tmp/xvfb.log 2>&1"
+    return ["sh", "-c", f"({start}) & exec sleep {spec.pid1_seconds}"]
 
 
 def all_gpus() -> docker.types.DeviceRequest:

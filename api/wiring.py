@@ -28,14 +28,16 @@ from adapters.sources.config import SourcesConfig, load_sources_config
 from adapters.sources.github import CommitResolver
 from adapters.sources.http import HttpFetcher
 from adapters.sources.reader import SourceReader
+from adapters.video import ScreenVideo, TerminalRenderer
 from api.services.operators import ActionDesk
-from api.services.ports import Banners, EvidenceStore, SourceReading
+from api.services.ports import Banners, EvidenceStore, Renderer, SourceReading
 from api.services.queries import LedgerQueries, MethodologyQueries, SiiqQueries
 from api.services.record_run import RunRecording
 from api.services.reproduce import Images
 from api.services.run_log import RunLog
 from api.services.runner_ports import Runner
 from api.services.sources import SourcesQueries
+from api.services.timeline import Timelines
 from domain.errors import SetupError
 from domain.events import ApiAnswer
 from domain.runner.config import OrchestratorConfig
@@ -234,17 +236,23 @@ class Argusic:
         self.store: EvidenceStore = store or artifact_store(settings)
         self.banners = banners
         self.ledger_queries = LedgerQueries(ledger)
-        self.methodology = MethodologyQueries(ledger, config=lambda: self.orchestrator)
+        timelines = Timelines(self.store)
+        self.methodology = MethodologyQueries(
+            ledger, config=lambda: self.orchestrator, timelines=timelines
+        )
         self.siiq = SiiqQueries(ledger)
         self.sources = SourcesQueries(ledger)
         # what the public sees: as of an approved position (the latest by default), the secret
         # pool left out, and the ledger up to the latest approved position
-        self.public = MethodologyQueries(ledger, published=True, config=lambda: self.orchestrator)
+        self.public = MethodologyQueries(
+            ledger, published=True, config=lambda: self.orchestrator, timelines=timelines
+        )
         published = self.methodology.published_position
         self.public_siiq = SiiqQueries(ledger, published)
         self.public_sources = SourcesQueries(ledger, published)
         self.public_ledger = LedgerQueries(ledger, published)
         self.clock = utc_now
+        self.renderer: Renderer = TerminalRenderer()
         self.actions = ActionDesk(ledger, self.methodology.reader)
 
     @classmethod
@@ -346,6 +354,8 @@ def build_runner(settings: Settings, ledger: Ledger, env: Mapping[str, str] = os
         clock=utc_now,
         nonce=lambda: secrets.token_hex(4),
         shared_keys={k: v for k, v in env.items() if k.endswith("_API_KEY")},
+        open_screen=ScreenVideo,
+        screen_fps=ScreenVideo.fps,
     )
 
 

@@ -42,6 +42,8 @@ class EvidencePaths(Value, frozen=True):
 
     log: str | None = None
     cast: str | None = None
+    video: str | None = None
+    """A desktop run's raw video of its virtual display (section 17: "un video en bruto")."""
 
 
 def evidence_inside_its_folder(run_id: str, kind: str, name: str) -> PurePosixPath:

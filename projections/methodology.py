@@ -9,7 +9,7 @@ from ledger.ledger import RecordedEvent
 
 
 class MethodologyProjection:
-    name = "methodology.v11"
+    name = "methodology.v12"
     model_type = Methodology
 
     def initial(self) -> Methodology:

@@ -9,7 +9,17 @@ from typing import Any
 from litestar import Litestar, Request
 from litestar.di import Provide
 
-from api.http import evidence, hardware, home, ledger, methodology, operators, siiq, tiles
+from api.http import (
+    evidence,
+    hardware,
+    home,
+    ledger,
+    methodology,
+    operators,
+    renders,
+    siiq,
+    tiles,
+)
 from api.http.caching import cached
 from api.http.errors import exception_handlers
 from api.http.headers import secured
@@ -40,6 +50,7 @@ def create_app(argusic: Argusic) -> Litestar:
             tiles.router,
             methodology.router,
             evidence.router,
+            renders.router,
             siiq.router,
             hardware.router,
             operators.router if argusic.ledger.writes else operators.read_only_router,

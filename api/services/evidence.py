@@ -24,7 +24,10 @@ from domain.evidence.archives import ArchiveFound, refusing_archives
 from domain.evidence.asciicast import RecordingError
 from domain.evidence.masking import Withhold
 from domain.evidence.pipeline import Applied, Derivation, presentation, security_redaction
-from domain.evidence.withholding import transformed, withhold
+from domain.evidence.withholding import as_recorded, transformed, withhold
+
+VIDEO = "video"
+"""A desktop run's raw video (section 17): kept and served as it arrived, or withheld."""
 
 NOTHING_KEPT = Fingerprint(sha256=hashlib.sha256(b"").hexdigest(), bytes=0)
 """What is kept of a file that is or holds an archive (section 17): nothing."""
@@ -84,6 +87,8 @@ def received(store: EvidenceStore, path: Path, kind: str, model_key: str | None)
     """A file's fingerprints as `EvidenceIntake.derive` would keep it, nothing stored: one
     read, through the security redaction alone."""
     keys = [model_key] if model_key else []
+    if kind == VIDEO:
+        return _video(store, path).received
     try:
         try:
             return _redacted(store, path, kind, kind, keys)
@@ -91,6 +96,18 @@ def received(store: EvidenceStore, path: Path, kind: str, model_key: str | None)
             return _redacted(store, path, kind, "log", keys)
     except ArchiveFound:
         return Received(NOTHING_KEPT, NOTHING_KEPT)
+
+
+def _video(store: EvidenceStore, path: Path) -> DerivedFile:
+    """A raw video stored as it arrived (pixels cannot be redacted: a video that may show a
+    credential is withheld, `credential_may_be_on_screen`), and served as recorded."""
+    arrival = _Arrival(store.source(path))
+    with store.storing() as stored:
+        for chunk in arrival:
+            stored.write(chunk)
+    assert stored.fingerprint is not None  # set when the block ended well
+    kept = stored.fingerprint
+    return DerivedFile(Received(kept, arrival.fingerprint()), [as_recorded(kept.sha256)], None)
 
 
 def _redacted(
@@ -152,6 +169,8 @@ class EvidenceIntake:
 
     def _receive(self, path: Path, kind: str, harness: str, model_key: str | None) -> DerivedFile:
         keys = [model_key] if model_key else []
+        if kind == VIDEO:
+            return _video(self.store, path)
         try:
             try:
                 return self._pass(path, kind, kind, keys, self.banners(harness))

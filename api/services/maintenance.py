@@ -55,7 +55,7 @@ def verify_ledger(
     return verify(ledger, progress, after=after, upto=upto, workers=workers, opener=opener)
 
 
-EVIDENCE_TYPES = frozenset({"EvidenceTransformed", "RecordingWithheld"})
+EVIDENCE_TYPES = frozenset({"EvidenceTransformed", "RecordingWithheld", "RenderMade"})
 FILE_KINDS = frozenset(Evidence.__struct_fields__)
 """A run's evidence files; its other transformed kinds are quoted text, not files."""
 
@@ -99,6 +99,9 @@ def recorded_artifacts(ledger: Ledger) -> dict[tuple[str, str, str], str]:
             for name, sha256 in (("stored", copy.stored_sha256), ("served", copy.served_sha256)):
                 if sha256 is not None:
                     found[run_id, kind, name] = sha256
+    for run_id, renders in state.renders.items():  # section 17's renders, kept beside them
+        for made in renders:
+            found[run_id, "render", made.event.render] = made.event.sha256
     return found
 
 

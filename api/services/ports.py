@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Protocol, runtime_checkable
 
 from domain.events import Fingerprint
+from domain.presentation import Frame
 from domain.siiq.crosscheck import Claim
 from domain.siiq.snapshots import Answer
 
@@ -37,6 +38,25 @@ class EvidenceStore(Protocol):
     def put_stream(self, chunks: Iterable[bytes]) -> Fingerprint: ...
 
     def read(self, sha256: str) -> Iterator[bytes]: ...
+
+
+class Renderer(Protocol):
+    """Section 17, the presentation layer: a recording's output replayed frame by frame as
+    planned (`domain.presentation.frame_plan`), `heading` on every frame, encoded as `kind`
+    (gif or mp4); the same arguments give the same bytes."""
+
+    fps: int
+
+    def versions(self) -> dict[str, str]: ...
+
+    def render(
+        self,
+        size: tuple[int, int],
+        texts: Sequence[str],
+        frames: Sequence[Frame],
+        heading: Sequence[str],
+        kind: str,
+    ) -> bytes: ...
 
 
 Banners = Callable[[str], list[str]]

@@ -11,6 +11,7 @@ from typing import TypeVar, overload
 import msgspec
 
 from api.services.reader import ProjectionReader, View, position_as_of
+from api.services.timeline import Timelines
 from domain.errors import NotFound
 from domain.runner.config import OrchestratorConfig
 from domain.siiq.index import IndexDocument, ModelPage, model_page
@@ -36,6 +37,7 @@ from projections.views.leaderboard import LeaderboardView, leaderboard_view
 from projections.views.methodology import MethodologyView, methodology_view
 from projections.views.project import ProjectView, project_view
 from projections.views.projects import ProjectsView, projects_view
+from projections.views.renders import RendersView, RenderView, render_view, renders_view
 from projections.views.reproductions import ReproductionsView, reproductions_view
 from projections.views.run import RunView, run_view
 from projections.views.siiq_publication import (
@@ -190,12 +192,15 @@ class MethodologyQueries:
         *,
         published: bool = False,
         config: Callable[[], OrchestratorConfig] | None = None,
+        timelines: Timelines | None = None,
     ) -> None:
         """`config`: the orchestrator's configuration in force, for the budgets and the key
-        limit the methodology document states (read when first asked, then kept)."""
+        limit the methodology document states (read when first asked, then kept); `timelines`:
+        each run's timeline from its stored recording (section 17), in the run document."""
         self.ledger = ledger
         self.published = published
         self.config = config
+        self.timelines = timelines
         seen = public_state if published else None
         self.reader = ProjectionReader(ledger, MethodologyProjection(), seen)
 
@@ -227,11 +232,21 @@ class MethodologyQueries:
         return self._answer(("project", project_id), view, as_of)
 
     def run(self, run_id: str, as_of: int | None = None) -> RunView:
-        return self._answer(("run", run_id), partial(run_view, run_id=run_id), as_of)
+        """The run's document, with its timeline where a store of its evidence is at hand."""
+        view = self._answer(("run", run_id), partial(run_view, run_id=run_id), as_of)
+        return view if self.timelines is None else self.timelines.attach(view)
 
     def reproductions(self, run_id: str, as_of: int | None = None) -> ReproductionsView:
         view = partial(reproductions_view, run_id=run_id)
         return self._answer(("reproductions", run_id), view, as_of)
+
+    def renders(self, run_id: str, as_of: int | None = None) -> RendersView:
+        """Section 17: the run's renders, each linking back to its evidence."""
+        return self._answer(("renders", run_id), partial(renders_view, run_id=run_id), as_of)
+
+    def render(self, run_id: str, number: int, as_of: int | None = None) -> RenderView:
+        view = partial(render_view, run_id=run_id, number=number)
+        return self._answer(("render", run_id, number), view, as_of)
 
     def cycles(self, as_of: int | None = None) -> CyclesView:
         return self._answer(("cycles",), cycles_view, as_of)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from api.services.evidence import EvidenceIntake, recorded_evidence
+from api.services.evidence import VIDEO, DerivedFile, EvidenceIntake, recorded_evidence
 from api.services.json_input import shown_path
 from api.services.ports import Banners, EvidenceStore
 from api.services.reader import ProjectionReader
@@ -17,6 +17,7 @@ from domain.errors import Rejected
 from domain.events import DomainEvent, Evidence, RerunRequested
 from domain.evidence.quoting import quoted_text_events
 from domain.evidence.run_texts import redact_run_texts
+from domain.evidence.withholding import credential_may_be_on_screen
 from domain.runs import (
     RunRecord,
     admit_run,
@@ -36,7 +37,8 @@ def evidence_files(record: RunRecord, folder: Path) -> dict[str, Path]:
     symbolic link is followed (section 17); a named file must be there."""
     found = {}
     inside = folder.resolve()
-    for kind, name in (("log", record.evidence.log), ("cast", record.evidence.cast)):
+    named = record.evidence
+    for kind, name in (("log", named.log), ("cast", named.cast), ("video", named.video)):
         if not name:
             continue
         path = (inside / evidence_inside_its_folder(record.run_id, kind, name)).resolve()
@@ -47,6 +49,15 @@ def evidence_files(record: RunRecord, folder: Path) -> dict[str, Path]:
             raise Rejected("section 17", f"evidence.{kind}: no file at {shown}")
         found[kind] = path
     return found
+
+
+def screen_checked(derived: dict[str, DerivedFile]) -> dict[str, DerivedFile]:
+    """A desktop run's video withheld where a credential may be on screen (section 17)."""
+    video = derived.get(VIDEO)
+    if video is None or video.withheld is not None:
+        return derived
+    reason = credential_may_be_on_screen({k: d.applied for k, d in derived.items()})
+    return derived if reason is None else {**derived, VIDEO: video._replace(withheld=reason)}
 
 
 def run_events(
@@ -88,7 +99,7 @@ def run_events(
             cycle=cycle,
             registered=registered,
         )
-    derived = intake.derive(files, agent.harness, record.model_key)
+    derived = screen_checked(intake.derive(files, agent.harness, record.model_key))
     evidence = Evidence(**{kind: d.received.kept for kind, d in derived.items()})
     members = state.set_members((agent.id, record.project.id, record.cycle))
     cast = evidence.cast

@@ -18,6 +18,7 @@ from api.services.instructions import kept_instructions, published
 from api.services.run_end import abort, finish, stop_now
 from api.services.run_log import RunMoved
 from api.services.runner_ports import Runner, SecretValue, Session
+from api.services.screen import start_filming
 from domain.errors import ArgusicError
 from domain.events import (
     AgentExited,
@@ -187,6 +188,7 @@ class Attempt:
         )
         cast, log = runner.evidence_paths(run.run_id)
         recorder = runner.open_recorder(cast, log, run.run_id, int(started.timestamp()))
+        filming = start_filming(runner, run, name)
         done = threading.Event()
         reader = threading.Thread(
             target=_copy, args=(session, recorder, done), daemon=True, name=f"read {run.run_id}"
@@ -199,6 +201,8 @@ class Attempt:
                 session.interrupt()  # the engine stalled: stop waiting for its bytes
                 done.wait(READER_GRACE)
             recorder.close()
+            if filming is not None:
+                filming.close()
             session.close()
 
     def _watch(self, session: Session, done: threading.Event) -> None:

@@ -261,7 +261,9 @@ def _closing(
         beside.append(NewEvent(again, 1))
     # a session whose files are gone is still recorded: without its evidence, to be repeated
     kept = state.evidence is not None
-    names = EvidencePaths(log=log.name, cast=cast.name) if kept else EvidencePaths()
+    video = runner.video_path(state.run_id)
+    filmed = video.name if video.is_file() and video.stat().st_size else None
+    names = EvidencePaths(log=log.name, cast=cast.name, video=filmed) if kept else EvidencePaths()
     record = run_record(state, report, names, model_key)
     if record is not None:
         beside += _recorded(runner, record, log.parent, state.scheduled.budget_seconds / 60)

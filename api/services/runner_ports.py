@@ -141,6 +141,13 @@ class Runner:
     rerun_delay_seconds: float = 60
     """An aborted run's rerun waits this long, doubled for each generation (capped at 1 h)."""
     poll_seconds: float = 0.5
+    open_screen: Callable[[Path], Recorder] | None = None
+    """A desktop run's raw video, written on the host as frames arrive (section 17)."""
+    screen_fps: float = 2
+
+    def video_path(self, run_id: str) -> Path:
+        """A desktop run's raw video, beside its session files."""
+        return self.evidence_paths(run_id)[0].with_name("screen.mkv")
 
     def evidence_paths(self, run_id: str) -> tuple[Path, Path]:
         folder = self.evidence_root / run_id.replace("/", "_")
@@ -166,7 +173,7 @@ class Runner:
         fingerprints and the artifact store their kept copies, and what arrived may hold the
         run's key (never kept at rest, section 17)."""
         cast, log = self.evidence_paths(run_id)
-        for path in (cast, log, self.report_path(run_id)):
+        for path in (cast, log, self.report_path(run_id), self.video_path(run_id)):
             path.unlink(missing_ok=True)
         with contextlib.suppress(OSError):  # not empty: something else is there, keep it
             cast.parent.rmdir()

@@ -13,6 +13,7 @@ from domain.events.evidence import (
     Fingerprint,
     InstructionsPublished,
     RecordingWithheld,
+    RenderMade,
 )
 from domain.events.methodology import (
     Agent,
@@ -169,6 +170,7 @@ DomainEvent = (
     | CandidateExcluded
     | PoolSelected
     | CandidatesFetchFailed
+    | RenderMade
 )
 """The tagged union the ledger decodes; extend it with every new event type."""
 
@@ -232,6 +234,7 @@ __all__ = [
     "PublicationHalted",
     "PublishedValue",
     "RecordingWithheld",
+    "RenderMade",
     "Report",
     "ReproductionReported",
     "ReproductionRequested",

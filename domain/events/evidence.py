@@ -22,6 +22,8 @@ class Fingerprint(Value, frozen=True):
 class Evidence(Value, frozen=True):
     log: Fingerprint | None = None
     cast: Fingerprint | None = None
+    video: Fingerprint | None = None
+    """Section 17: a desktop run's raw video of its virtual display, as it arrived."""
 
 
 class EvidenceTransformed(Event, frozen=True):
@@ -67,3 +69,23 @@ class RecordingWithheld(Event, frozen=True):
     @property
     def stream(self) -> str:
         return streams.evidence(self.run_id, self.kind)
+
+
+class RenderMade(Event, frozen=True):
+    """Section 17, the presentation layer: a render of a run's served recording, with the
+    source's fingerprint, the exact edit list, the output's fingerprint and the versions of the
+    tools that made it; the file is kept under its SHA-256 and links back to its evidence."""
+
+    render: Text
+    """`<run id>/render/<n>`: the run's n-th render."""
+    run_id: Text
+    source_sha256: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
+    edits: list[str]
+    format: str
+    sha256: Annotated[str, msgspec.Meta(pattern=r"^[0-9a-f]{64}$")]
+    bytes: Count
+    tools: dict[str, str]
+
+    @property
+    def stream(self) -> str:
+        return streams.render(self.run_id)

@@ -133,3 +133,8 @@ def source_alias(source: str, name: str) -> str:
 
 def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def render(run_id: str) -> str:
+    """A run's renders (section 17, the presentation layer), in the order made."""
+    return f"render:{run_id}"

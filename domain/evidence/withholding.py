@@ -4,7 +4,7 @@ that it is withheld and its run repeated."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from domain.events import EvidenceTransformed, RecordingWithheld, RerunRequested
 from domain.evidence import redaction
@@ -48,3 +48,37 @@ def transformed(run_id: str, kind: str, applied: Sequence[Applied]) -> FileEvent
         )
         for a in applied
     ]
+
+
+VIDEO_AS_RECORDED, VIDEO_VERSION = "video-as-recorded", 1
+"""A raw video is served as it was recorded or not at all: pixels cannot be redacted."""
+
+
+def as_recorded(sha256: str) -> Applied:
+    """Section 17: a desktop run's raw video, served as recorded."""
+    return Applied(
+        transform=VIDEO_AS_RECORDED,
+        version=VIDEO_VERSION,
+        input_sha256=sha256,
+        output_sha256=sha256,
+        counts={},
+    )
+
+
+def credential_may_be_on_screen(applied: Mapping[str, Sequence[Applied]]) -> str | None:
+    """Section 17 ("Una grabación de la que no se puede demostrar que esté libre de una
+    credencial se retiene, y su ejecución se repite"): a raw video of the screen cannot be
+    redacted, so where the run's terminal showed a credential (its security redaction changed
+    its recording or log) the video cannot be shown free of it; the reason, else None."""
+    shown = sorted(
+        kind
+        for kind, steps in applied.items()
+        for step in steps
+        if step.transform == redaction.NAME and step.input_sha256 != step.output_sha256
+    )
+    if not shown:
+        return None
+    return (
+        f"a credential was in the run's {' and '.join(dict.fromkeys(shown))}, so it may be on "
+        "the screen the video recorded, which cannot be redacted"
+    )

@@ -20,6 +20,10 @@ from domain.runner.naming import (
 PINNED_ENVIRONMENT = {"TZ": "UTC", "LANG": "C.UTF-8"}
 """Section 7 point 1 ("su entorno exacto se publica"): the same zone and locale every run."""
 VIRTUAL_DISPLAY = ":99"
+SCREEN_FOLDER = "/tmp/.argusic-screen"
+"""Where the virtual display's framebuffer is kept as it is drawn (Xvfb's `-fbdir`), for the
+raw video the host records of it (section 17)."""
+SCREEN_FILE = f"{SCREEN_FOLDER}/Xvfb_screen0"
 VIRTUAL_DISPLAY_FROM = (1, 1)
 
 

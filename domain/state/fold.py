@@ -35,6 +35,7 @@ from domain.events import (
     ProjectReviewed,
     PublicationApproved,
     RecordingWithheld,
+    RenderMade,
     ReproductionReported,
     ReproductionRequested,
     RerunRequested,
@@ -54,6 +55,7 @@ from domain.state.records import (
     Edition,
     EvidenceCopy,
     Noted,
+    Rendered,
     Review,
     Run,
     Step,
@@ -103,8 +105,8 @@ def apply(
             )
         case ReproductionReported() if _true_report(model, event):
             model.reproduction_reports[event.request] = event
-        case InstructionsPublished():
-            model.instructions.setdefault(event.sha256, position)
+        case InstructionsPublished() | RenderMade():
+            _presented(model, position, event)
         case EditionDrafted():
             model.editions[event.version] = Edition(position=position, event=event)
         case AgentRegistered() | CycleOpened():
@@ -274,6 +276,17 @@ def _evidence(
         for name, count in step.counts.items():
             copy.counts[name] = copy.counts.get(name, 0) + count
     copy.positions.append(position)
+
+
+def _presented(
+    model: Methodology, position: int, event: InstructionsPublished | RenderMade
+) -> None:
+    """What is published beside a run: the instructions agents had, a run's renders (17)."""
+    if isinstance(event, RenderMade):
+        made = Rendered(position=position, event=event)
+        model.renders.setdefault(event.run_id, []).append(made)
+    else:
+        model.instructions.setdefault(event.sha256, position)
 
 
 def _roster(model: Methodology, position: int, event: AgentRegistered | CycleOpened) -> None:

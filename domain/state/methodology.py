@@ -33,6 +33,7 @@ from domain.state.records import (
     EvidenceCopy,
     Judged,
     Noted,
+    Rendered,
     Review,
     Run,
 )
@@ -82,6 +83,8 @@ class Methodology(msgspec.Struct, kw_only=True):
     """Cycle: the position its pools were last fixed at (its record, or a `select_pool` draw)."""
     authority: Authority = msgspec.field(default_factory=Authority)
     """Operators' keys, their sequences, and the approvals for the public."""
+    renders: dict[str, list[Rendered]] = msgspec.field(default_factory=dict)
+    """Run id: its renders (section 17, the presentation layer), in the order made."""
 
     def ordered_editions(self) -> list[Edition]:
         return sorted(self.editions.values(), key=lambda e: version_key(e.event.version))

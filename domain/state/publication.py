@@ -89,6 +89,7 @@ def _secret_runs_hidden(state: Methodology) -> Methodology:
             for project, cycles in state.reviews.items()
         },
         evidence={k: v for k, v in state.evidence.items() if k not in hidden},
+        renders={k: v for k, v in state.renders.items() if k not in hidden},
         reruns={k: v for k, v in state.reruns.items() if k not in hidden},
         voided={k: v for k, v in state.voided.items() if k not in hidden},
         disputes={k: v for k, v in state.disputes.items() if v.run_id not in hidden},

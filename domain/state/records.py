@@ -7,7 +7,7 @@ from typing import Literal, NamedTuple
 import msgspec
 
 from domain.environment_qa import Finding
-from domain.events import EditionDrafted, OperatorActed, RunRecorded
+from domain.events import EditionDrafted, OperatorActed, RenderMade, RunRecorded
 from domain.scoring import Outcome, ScoreLines
 
 
@@ -21,6 +21,13 @@ class Run(msgspec.Struct, frozen=True, kw_only=True):
 
     position: int
     event: RunRecorded
+
+
+class Rendered(msgspec.Struct, frozen=True, kw_only=True):
+    """A render of a run's served recording (section 17) and the position it was recorded at."""
+
+    position: int
+    event: RenderMade
 
 
 class Step(msgspec.Struct, frozen=True):

@@ -9,7 +9,11 @@ from domain.errors import NotFound
 from domain.state.methodology import Methodology
 from domain.state.records import EvidenceCopy, Step
 
-MEDIA_TYPES = {"cast": "application/x-asciicast", "log": "text/plain; charset=utf-8"}
+MEDIA_TYPES = {
+    "cast": "application/x-asciicast",
+    "log": "text/plain; charset=utf-8",
+    "video": "video/x-matroska",
+}
 """The files a run serves, and how."""
 
 

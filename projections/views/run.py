@@ -9,6 +9,7 @@ import msgspec
 
 from domain.events import RunRecorded, SandboxLimits
 from domain.evidence.quoting import quoted_final_state
+from domain.evidence.timeline import Timeline
 from domain.runner.naming import replaced_run, rerun_id
 from domain.runs import budget
 from domain.scoring import Outcome, ScoreLines
@@ -17,6 +18,7 @@ from domain.state.methodology import Methodology
 from domain.verification import verification_note
 from projections.views.approved import Approved
 from projections.views.evidence import EvidenceView, evidence_views
+from projections.views.renders import RenderRow, renders_view
 
 
 class ScoreLinesRow(msgspec.Struct, frozen=True, kw_only=True):
@@ -78,6 +80,11 @@ class RunView(msgspec.Struct, frozen=True, kw_only=True):
     """Set on public documents: what an operator approved (methodology section 1)."""
     verification_note: str | None = None
     """Section 16, from v1.4: why the report's `tier1_real` counts as `tier3_none`, if it does."""
+    renders: list[RenderRow] = msgspec.field(default_factory=list)
+    """Section 17: the run's renders, each made from its served recording."""
+    timeline: Timeline | None = None
+    """Section 17: the run's commands, failures, fixes, verification and end, as its served
+    recording shows them (derived from it where the document is served)."""
 
 
 def score_lines_row(lines: ScoreLines) -> ScoreLinesRow:
@@ -130,4 +137,5 @@ def run_view(state: Methodology, as_of: int, run_id: str) -> RunView:
         sponsor=state.sponsor(event.agent.id),
         limits=event.limits,
         verification_note=verification_note(event),
+        renders=renders_view(state, as_of, run_id).renders,
     )

@@ -71,7 +71,7 @@ def test_a_reader_answers_as_of_the_approval_stores_nothing_and_takes_no_action(
         assert "only reads" in refused.json()["detail"]
         later = publish(world.ledger, world.folder / "home")
         before = stored(world.ledger)
-        assert before["methodology.v11"] < world.ledger.size()  # the approval since
+        assert before["methodology.v12"] < world.ledger.size()  # the approval since
         assert client.get("/runs/r-1").json()["as_of"] == later
         assert client.get("/status.json").status_code == 200
     assert stored(world.ledger) == before

@@ -4,6 +4,7 @@ on 127.0.0.1 (issue 12's acceptance table; budgets shrunk to seconds)."""
 from __future__ import annotations
 
 import hashlib
+import subprocess
 import time
 from pathlib import Path
 
@@ -152,6 +153,20 @@ def test_a_desktop_application_starts_on_the_sandbox_s_virtual_display(
     assert sandbox.environment["DISPLAY"] == ":99"
     assert b"viewer: window open on :99" in served(rig, "r-desktop", "log")
     assert rig.containers() == []
+    # section 17: the raw video of the display, recorded from the host, fingerprinted on arrival
+    video = recorded.evidence.video
+    assert video is not None
+    kept = FileArtifactStore(rig.settings.home / "artifacts").path(video.sha256)
+    assert hashlib.sha256(kept.read_bytes()).hexdigest() == video.sha256
+    assert served(rig, "r-desktop", "video") == kept.read_bytes()
+    decoded = subprocess.run(
+        ["ffmpeg", "-v", "error", "-i", str(kept), "-f", "null", "-"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert (decoded.returncode, decoded.stderr) == (0, "")
 
 
 def test_a_desktop_run_in_an_image_with_no_display_is_aborted_never_failed(rig: Rig) -> None:

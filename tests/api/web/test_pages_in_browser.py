@@ -21,7 +21,8 @@ import pytest
 from adapters.artifacts import FileArtifactStore
 from adapters.banners import banner_patterns
 from api.services.ingest import ingest
-from api.wiring import Settings, init
+from api.services.render import RenderAsked, render_run
+from api.wiring import Argusic, Settings, init
 from domain.events import SourceSnapshotRecorded, TableSummary
 from tests.api.web.browser import (
     DESKTOP,
@@ -40,6 +41,8 @@ from tests.servers import free_port, stop, wait_for
 
 pytestmark = pytest.mark.slow
 
+FAILED_START = "demo-012"
+"""A demo run whose recording shows its start failing."""
 QUOTED_DESCRIPTION = "A tiny tool \u2014 for tests \u2014"
 QUOTED_FINAL_STATE = "Installed and started \u2014 the page answered \u2014"
 ENVIRONMENT = {
@@ -118,6 +121,9 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Site]:
     load_bundled_demo(settings, book)
     ingest(book, [extra_records(folder)], store, banner_patterns)
     book.append(book.next_versions(source_snapshots()))
+    rendered = Argusic(settings, book, store=store)
+    asked = RenderAsked(run_id=FAILED_START, format="gif", speed=4, captions=True)
+    render_run(book, rendered.methodology, store, rendered.renderer, asked)  # its pages crawled
     publish(book, settings.home)  # the pages are the public's
     book.close()
     env = {
@@ -299,6 +305,50 @@ def test_the_run_page_plays_the_served_recording(site: Site) -> None:
     )
     assert ended["time"] == pytest.approx(last_time, abs=0.05)
     assert "decoded: 5 bytes, no errors" in ended["screen"]
+
+
+def test_the_player_has_the_timelines_chapters_and_a_log_search_moves_it(site: Site) -> None:
+    """Section 17 (issue 32, deliverable 4): the player's chapters are the timeline's marks,
+    and a search of the log seeks the player to the match."""
+    marks = site.json(f"/runs/{FAILED_START}")["timeline"]["marks"]
+    _, duration = served_cast(site, FAILED_START)
+    site.browser.open(f"/runs/{FAILED_START}")
+    shown = site.browser.script(
+        "const player = window.argusicPlayers[0];"
+        "return new Promise(done => { const look = () => Promise.resolve(player.getDuration())"
+        ".then(d => d ? done({at: player.getCurrentTime(), chapters: [...document"
+        ".querySelectorAll('#player .ap-marker-container')].length}) : setTimeout(look, 100));"
+        " look(); })"
+    )
+    times = sorted({mark["time"] for mark in marks if mark["time"] < duration})
+    assert shown["chapters"] == len(times) > 0
+    assert shown["at"] < 1  # the poster's frame, before the failure
+    listed = site.browser.script(
+        "return [...document.querySelectorAll('#chapters li')].map(li => li.dataset.kind)"
+    )
+    assert "failure" in listed
+    failure = next(mark for mark in marks if mark["kind"] == "failure")
+    moved = site.browser.script(
+        "const player = window.argusicPlayers[0];"
+        "document.getElementById('log-search-text').value = arguments[0];"
+        "document.querySelector('#log-search button').click();"
+        "return new Promise(done => { const start = Date.now(); const look = () =>"
+        " Promise.resolve(player.getCurrentTime()).then(t => t > 1 || Date.now() - start > 5000"
+        " ? done({at: t, said: document.getElementById('log-search-result').textContent})"
+        " : setTimeout(look, 50)); look(); })",
+        "ModuleNotFoundError",
+    )
+    assert moved["at"] == pytest.approx(failure["until"], abs=0.05)
+    assert "Found at" in moved["said"]
+    skipped = site.browser.script(
+        "document.getElementById('skip-idle').click();"
+        "return new Promise(done => { const start = Date.now(); const look = () =>"
+        " Promise.resolve(window.argusicPlayers[0].getDuration()).then(d => d && d < arguments[0]"
+        " || Date.now() - start > 5000 ? done(d) : setTimeout(look, 50)); look(); })",
+        duration - 1,
+    )
+    assert skipped == pytest.approx(duration - (failure["time"] - 2), abs=0.05)  # pauses <= 2 s
+    assert served_cast(site, FAILED_START)[1] == duration  # the recording is unchanged
 
 
 def test_the_run_page_shows_the_environment_the_json_gives(site: Site) -> None:
