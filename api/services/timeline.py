@@ -9,11 +9,15 @@ import threading
 from collections import OrderedDict
 
 import msgspec
+import structlog
 
 from api.services.ports import EvidenceStore
+from domain.errors import NotFound
 from domain.evidence.asciicast import RecordingError
 from domain.evidence.timeline import Timeline, run_timeline
 from projections.views.run import RunView
+
+log = structlog.get_logger()
 
 KEPT = 256
 """Timelines kept in memory, the least recently read dropped first."""
@@ -42,6 +46,11 @@ class Timelines:
             )
         except RecordingError:
             timeline = None
+        except (FileNotFoundError, NotFound):
+            # not in this machine's store (yet): the page goes without, `ledger verify
+            # --evidence` names the file, and a later read derives it once the file is there
+            log.warning("recording not in the store", run_id=view.run_id, sha256=key[0])
+            return None
         with self._lock:
             self._kept[key] = timeline
             while len(self._kept) > KEPT:

@@ -6,12 +6,13 @@ stored, as of the approved position, once the standby has replayed it."""
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
-import json
 import os
 import shutil
 import subprocess
 import time
+from datetime import timedelta
 from pathlib import Path
 
 import httpx
@@ -20,13 +21,15 @@ import pytest
 from adapters.keys_stand_in import KeyStandIn
 from adapters.s3_artifacts import S3ArtifactStore
 from api.wiring import Settings, init
-from tests.conftest import PRIMARY_URL, STANDBY_URL, argusic
+from domain.events import RunAborted
+from ledger.ledger import Ledger
+from tests.conftest import PRIMARY_URL, S3_CREDENTIALS, STANDBY_URL
 from tests.publishing import publish
-from tests.runner_fixtures import Rig, images, rig, stand_in
+from tests.runner_fixtures import Rig, images, stand_in
 from tests.s3_gateway import Gateway
 from tests.servers import ARGUSIC, serving
 
-__all__ = ["images", "rig", "stand_in"]
+__all__ = ["images", "stand_in"]
 
 pytestmark = pytest.mark.slow
 
@@ -103,30 +106,42 @@ def test_workers_on_two_machines_and_a_reader_on_the_standby(
 
 
 @pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
-def test_a_worker_whose_s3_gateway_is_down_records_the_run_once_it_answers_again(  # noqa: PLR0917 (fixtures)
+def test_a_worker_whose_s3_gateway_is_down_aborts_the_run_and_its_rerun_is_recorded_whole(  # noqa: PLR0917 (fixtures)
     images: dict[str, str],
-    rig: Rig,
-    cli_env: dict[str, str],
+    stand_in: KeyStandIn,
+    settings: Settings,
+    ledger: Ledger,
     s3_env: dict[str, str],
     s3_store: S3ArtifactStore,
     own_gateway: Gateway,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    """The run ends while the evidence store does not answer: it is not recorded (nothing of
-    it half-stored), the worker says why and goes on, and its next round records it whole."""
-    env = {**cli_env, **rig.env, **s3_env, "ARGUSIC_S3_ENDPOINT": own_gateway.endpoint}
-    rig.schedule("installs-and-runs", "r-gateway-down")
-    own_gateway.kill()
-    first = argusic(env, "worker", "--once", "--worker-id", "w1", "--json")
-    assert first.returncode == 0, first.stderr
-    assert json.loads(first.stdout)["executed"] == {"r-gateway-down": "ending"}
-    assert "run_not_closed" in first.stderr
-    assert "S3" in first.stderr  # the log says which store did not answer
-    assert rig.recorded("r-gateway-down") is None
-    assert not stored_keys(s3_store)
-    own_gateway.start()
-    again = argusic(env, "worker", "--once", "--worker-id", "w1", "--json")
-    assert again.returncode == 0, again.stderr
-    recorded = rig.recorded("r-gateway-down")
+    """A run that cannot store its evidence is aborted naming the store (section 11: an
+    aborted run is run again), nothing of it is half-stored, and once the gateway answers the
+    worker's next round runs it again and records it whole."""
+    for name, value in S3_CREDENTIALS.items():
+        monkeypatch.setenv(name, value)
+    on_s3 = dataclasses.replace(
+        settings, artifacts_url=s3_env["ARGUSIC_ARTIFACTS_URL"], s3_endpoint=own_gateway.endpoint
+    )
+    rig = Rig(on_s3, ledger, stand_in, tmp_path)
+    try:
+        rig.schedule("installs-and-runs", "r-gateway-down")
+        own_gateway.kill()
+        assert rig.work().executed == {"r-gateway-down": "aborted"}
+        aborted = rig.state("r-gateway-down").ending
+        assert isinstance(aborted, RunAborted)
+        assert "S3Unavailable: the S3 store" in aborted.reason
+        assert "nothing was stored under a content address; run again once" in aborted.reason
+        assert not stored_keys(s3_store)
+        own_gateway.start()
+        clock = rig.runner.clock  # the rerun waits its delay (section 11): an hour on
+        rig.runner.clock = lambda: clock() + timedelta(hours=1)
+        assert rig.work().executed == {"r-gateway-down~r2": "exited"}
+    finally:
+        rig.close()
+    recorded = rig.recorded("r-gateway-down~r2")
     assert recorded is not None
     assert recorded.evidence.cast is not None
     cast = b"".join(s3_store.read(recorded.evidence.cast.sha256))
