@@ -236,7 +236,7 @@ class Argusic:
         self.store: EvidenceStore = store or artifact_store(settings)
         self.banners = banners
         self.ledger_queries = LedgerQueries(ledger)
-        timelines = Timelines(self.store)
+        timelines = Timelines(self.store, ledger.stream)
         self.methodology = MethodologyQueries(
             ledger, config=lambda: self.orchestrator, timelines=timelines
         )

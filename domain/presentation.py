@@ -13,7 +13,8 @@ from collections.abc import Sequence
 import msgspec
 
 from domain.errors import Rejected
-from domain.evidence.timeline import Mark, Timeline, failures
+from domain.events.evidence import Mark, Timeline
+from domain.evidence.timeline import failures
 
 SECTION = "methodology section 17"
 SPEED_UP = f"{SECTION}, acelerar: speed at least 1"

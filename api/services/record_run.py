@@ -12,6 +12,7 @@ from api.services.evidence import VIDEO, DerivedFile, EvidenceIntake, recorded_e
 from api.services.json_input import shown_path
 from api.services.ports import Banners, EvidenceStore
 from api.services.reader import ProjectionReader
+from api.services.timeline import timeline_on_arrival
 from domain.cycles import in_cycle
 from domain.errors import Rejected
 from domain.events import DomainEvent, Evidence, RerunRequested
@@ -124,7 +125,14 @@ def run_events(
         events += file.events(run.run_id, kind)
     asked = any(isinstance(e, RerunRequested) for e in events)  # a withheld file's already
     again = None if asked else missing_evidence(run)
-    return events + redacted_texts + quoted_text_events(run) + ([again] if again else [])
+    timeline = timeline_on_arrival(run, events, intake.store)
+    return [
+        *events,
+        *redacted_texts,
+        *quoted_text_events(run),
+        *([again] if again else []),
+        *([timeline] if timeline else []),
+    ]
 
 
 def record_run(

@@ -14,6 +14,7 @@ from domain.events.evidence import (
     InstructionsPublished,
     RecordingWithheld,
     RenderMade,
+    TimelineRecorded,
 )
 from domain.events.methodology import (
     Agent,
@@ -171,6 +172,7 @@ DomainEvent = (
     | PoolSelected
     | CandidatesFetchFailed
     | RenderMade
+    | TimelineRecorded
 )
 """The tagged union the ledger decodes; extend it with every new event type."""
 
@@ -272,6 +274,7 @@ __all__ = [
     "TestDepth",
     "Text",
     "Tier",
+    "TimelineRecorded",
     "Value",
     "ValueHeld",
     "ValuesPublished",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Annotated
+from typing import Annotated, Literal
 
 import msgspec
 
@@ -89,3 +89,56 @@ class RenderMade(Event, frozen=True):
     @property
     def stream(self) -> str:
         return streams.render(self.run_id)
+
+
+MarkKind = Literal["command", "failure", "fixed", "verification", "end"]
+
+WEIGHT: dict[str, int] = {"command": 0, "verification": 1, "fixed": 2, "end": 3, "failure": 4}
+"""Which mark names a chapter where several fall at one time."""
+
+
+class Mark(Value, frozen=True):
+    """One point of the timeline, at a time of the recording (seconds from its start)."""
+
+    time: float
+    kind: MarkKind
+    label: str
+    until: float
+    """Where what it marks ends: the next command's start, or the recording's end."""
+    status: int | None = None
+    """The exit status the recording shows for a command, where it shows one."""
+
+
+class Timeline(Value, frozen=True):
+    """Section 17: the recorded chronology of a run's commands, errors and fixes."""
+
+    source_sha256: str
+    """The served recording it was derived from."""
+    duration: float
+    marks: list[Mark]
+    errors_found: int
+    errors_fixed: int
+    errors_unplaced: int
+    """Errors the report counts that the recording shows no failure for."""
+
+    def chapters(self) -> list[Mark]:
+        """One mark a time, the weightiest there (a failure over its command): the player's
+        chapters."""
+        chosen: dict[float, Mark] = {}
+        for mark in self.marks:
+            held = chosen.get(mark.time)
+            if held is None or WEIGHT[mark.kind] > WEIGHT[held.kind]:
+                chosen[mark.time] = mark
+        return sorted(chosen.values(), key=lambda mark: mark.time)
+
+
+class TimelineRecorded(Event, frozen=True):
+    """Section 17: a run's timeline as derived from its served recording when the run arrived
+    (runs recorded before it existed have theirs derived when read, the same way)."""
+
+    run_id: Text
+    timeline: Timeline
+
+    @property
+    def stream(self) -> str:
+        return streams.timeline(self.run_id)

@@ -135,6 +135,11 @@ def _digest(text: str) -> str:
     return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
+def timeline(run_id: str) -> str:
+    """A run's timeline as derived on arrival (section 17)."""
+    return f"timeline:{run_id}"
+
+
 def render(run_id: str) -> str:
     """A run's renders (section 17, the presentation layer), in the order made."""
     return f"render:{run_id}"

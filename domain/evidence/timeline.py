@@ -8,11 +8,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Iterator
-from typing import Literal
 
 import msgspec
 
 from domain.events import Report, RunRecorded
+from domain.events.evidence import Mark, MarkKind, Timeline
 from domain.evidence.asciicast import RecordingError, split_lines
 from domain.evidence.quoting import quoted_final_state
 from domain.evidence.terminal_text import normalised
@@ -20,11 +20,6 @@ from domain.verification import claim
 
 LONGEST_LINE = 4096
 """Characters of a line kept (a line is a label at most: memory stays bounded, issue 16)."""
-MarkKind = Literal["command", "failure", "fixed", "verification", "end"]
-
-WEIGHT: dict[str, int] = {"command": 0, "verification": 1, "fixed": 2, "end": 3, "failure": 4}
-"""Which mark names a chapter where several fall at one time."""
-
 _CONTROL = re.compile(
     r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[()][0-9A-Za-z]"
     r"|\x1b[@-Z\\^_=>]|[\x00-\x08\x0b-\x1f\x7f]"
@@ -37,41 +32,6 @@ FAILURE = re.compile(
     r"\b(?:error|errors found|failed|failure|fatal|traceback|cannot|not found|no such)\b", re.I
 )
 """Where no exit status is shown, output that says a command failed."""
-
-
-class Mark(msgspec.Struct, frozen=True, kw_only=True):
-    """One point of the timeline, at a time of the recording (seconds from its start)."""
-
-    time: float
-    kind: MarkKind
-    label: str
-    until: float
-    """Where what it marks ends: the next command's start, or the recording's end."""
-    status: int | None = None
-    """The exit status the recording shows for a command, where it shows one."""
-
-
-class Timeline(msgspec.Struct, frozen=True, kw_only=True):
-    """Section 17: the recorded chronology of a run's commands, errors and fixes."""
-
-    source_sha256: str
-    """The served recording it was derived from."""
-    duration: float
-    marks: list[Mark]
-    errors_found: int
-    errors_fixed: int
-    errors_unplaced: int
-    """Errors the report counts that the recording shows no failure for."""
-
-    def chapters(self) -> list[Mark]:
-        """One mark a time, the weightiest there (a failure over its command): the player's
-        chapters."""
-        chosen: dict[float, Mark] = {}
-        for mark in self.marks:
-            held = chosen.get(mark.time)
-            if held is None or WEIGHT[mark.kind] > WEIGHT[held.kind]:
-                chosen[mark.time] = mark
-        return sorted(chosen.values(), key=lambda mark: mark.time)
 
 
 class _Command(msgspec.Struct, kw_only=True):

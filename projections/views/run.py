@@ -8,8 +8,8 @@ from typing import Literal
 import msgspec
 
 from domain.events import RunRecorded, SandboxLimits
+from domain.events.evidence import Timeline
 from domain.evidence.quoting import quoted_final_state
-from domain.evidence.timeline import Timeline
 from domain.runner.naming import replaced_run, rerun_id
 from domain.runs import budget
 from domain.scoring import Outcome, ScoreLines

@@ -7,12 +7,15 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 
+import msgspec
 import pytest
 from litestar.testing import TestClient
 
 from api.http import create_app
 from api.services.render import RenderAsked, render_run
 from api.wiring import Argusic, Settings
+from domain.events import RunRecorded, TimelineRecorded, streams
+from domain.evidence.timeline import run_timeline
 from ledger.ledger import Ledger
 from tests.conftest import load_bundled_demo
 from tests.publishing import publish
@@ -97,3 +100,19 @@ def test_the_run_document_serves_the_timeline_of_its_served_recording(
     assert kinds == ["command", "command", "failure", "end"]
     assert "start failed" in timeline["marks"][2]["label"]
     assert (timeline["errors_found"], timeline["errors_fixed"]) == (2, 1)
+
+
+def test_a_runs_timeline_is_recorded_on_arrival_as_reading_derives_it(
+    argusic: Argusic,
+    client: TestClient,  # type: ignore[type-arg]
+) -> None:
+    """Deliverable 1: stored as an event when the run arrives, derivable for an old run: the
+    two are the same timeline, and the run document serves it."""
+    [recorded] = [r.event for r in argusic.ledger.stream(streams.timeline(PUBLIC_RUN))]
+    assert isinstance(recorded, TimelineRecorded)
+    [run] = [r.event for r in argusic.ledger.stream(streams.run(PUBLIC_RUN))]
+    assert isinstance(run, RunRecorded)
+    served = recorded.timeline.source_sha256
+    assert run_timeline(run, argusic.store.read(served), served) == recorded.timeline
+    document = client.get(f"/runs/{PUBLIC_RUN}").json()
+    assert document["timeline"] == msgspec.to_builtins(recorded.timeline)

@@ -12,9 +12,10 @@ import pytest
 
 from domain.errors import Rejected
 from domain.events import Agent, Evidence, Project, Report, RunRecorded
+from domain.events.evidence import Timeline
 from domain.evidence import redaction
 from domain.evidence.pipeline import Applied
-from domain.evidence.timeline import Timeline, recording_events, run_timeline
+from domain.evidence.timeline import recording_events, run_timeline
 from domain.evidence.withholding import as_recorded, credential_may_be_on_screen
 from domain.presentation import (
     END_STATE,
