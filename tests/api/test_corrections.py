@@ -162,10 +162,10 @@ def test_ingest_counts_add_up(world: World) -> None:
     records = [run("r1", "p", "agent-a", "100"), run("r2", "p", "agent-a", "92")]
     world.ingest(records)
     report = world.last_report
-    assert (report.records, report.unchanged, report.appended) == (2, 0, 14)
+    assert (report.records, report.unchanged, report.appended) == (2, 0, 16)  # 8 a run
     world.ingest([*records, run("r3", "p", "agent-a", "80")])
     report = world.last_report
-    assert (report.records, report.unchanged, report.appended) == (3, 2, 7)
+    assert (report.records, report.unchanged, report.appended) == (3, 2, 8)
 
 
 PROJECT = {"id": "p", "source_type": "repository", "pool": "public"}

@@ -57,11 +57,13 @@ def test_record_run_appends_the_run_and_its_evidence_events_at_once(
         store=app.store,
         banners=app.banners,
     )
-    assert [type(e.event).__name__ for e in appended] == ["RunRecorded"] + [
-        "EvidenceTransformed"
-    ] * 6
+    assert [type(e.event).__name__ for e in appended] == [
+        "RunRecorded",
+        *["EvidenceTransformed"] * 6,
+        "TimelineRecorded",
+    ]
     sealed = app.ledger.recorder.select_checkpoints(before, 10)
-    assert [c.size for c in sealed] == [before + 7]  # one batch, one checkpoint
+    assert [c.size for c in sealed] == [before + 8]  # one batch, one checkpoint
 
 
 def test_each_evidence_file_is_read_once(app: Argusic, tmp_path: Path) -> None:
@@ -124,7 +126,7 @@ def test_the_report_counts_add_up(app: Argusic, tmp_path: Path) -> None:
     records = [run("r1", "p", "agent-a", "100")]
     first = ingest(app.ledger, [write(tmp_path, "a.jsonl", records)], app.store)
     again = ingest(app.ledger, [write(tmp_path, "b.jsonl", [*records, *EDITIONS])], app.store)
-    assert (first.records, first.appended, first.unchanged) == (1, 7, 0)
+    assert (first.records, first.appended, first.unchanged) == (1, 8, 0)
     assert (again.records, again.appended, again.unchanged) == (5, 0, 5)
 
 
