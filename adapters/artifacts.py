@@ -13,7 +13,7 @@ import hashlib
 import os
 import tempfile
 from collections.abc import Iterable, Iterator
-from contextlib import contextmanager, suppress
+from contextlib import AbstractContextManager, contextmanager, suppress
 from pathlib import Path
 from typing import IO
 
@@ -62,12 +62,12 @@ class _Writer(HashingWriter):
         return self.seal()
 
 
-class FileArtifactStore:
-    def __init__(self, root: Path) -> None:
-        self.root = root
+class ContentAddressed:
+    """What every artifact store does the same way over its own `storing()`: a file received
+    in chunks, and bytes stored under their SHA-256 as they come."""
 
-    def path(self, sha256: str) -> Path:
-        return self.root / "sha256" / sha256[:2] / sha256
+    def storing(self) -> AbstractContextManager[HashingWriter]:
+        raise NotImplementedError
 
     def source(self, path: Path) -> Iterator[bytes]:
         """A file to be received (an evidence file a record names), in chunks."""
@@ -80,6 +80,14 @@ class FileArtifactStore:
                 writer.write(chunk)
         assert writer.fingerprint is not None
         return writer.fingerprint
+
+
+class FileArtifactStore(ContentAddressed):
+    def __init__(self, root: Path) -> None:
+        self.root = root
+
+    def path(self, sha256: str) -> Path:
+        return self.root / "sha256" / sha256[:2] / sha256
 
     def read(self, sha256: str) -> Iterator[bytes]:
         """A stored file, in chunks."""

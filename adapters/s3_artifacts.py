@@ -15,9 +15,8 @@ spooled temporary file and gives out its bytes only when they hash to their addr
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterator
 from contextlib import ExitStack, contextmanager
-from pathlib import Path
 from tempfile import SpooledTemporaryFile
 from typing import IO, TYPE_CHECKING
 
@@ -27,7 +26,7 @@ import botocore.config
 import botocore.exceptions
 from boto3.s3.transfer import TransferConfig
 
-from adapters.artifacts import CHUNK, HashingWriter, chunks
+from adapters.artifacts import CHUNK, ContentAddressed, HashingWriter
 from domain.errors import IntegrityFailure, NotFound, StoreUnavailable
 from domain.events import Fingerprint
 
@@ -77,7 +76,7 @@ def connect(endpoint: str | None) -> S3Client:
     )
 
 
-class S3ArtifactStore:
+class S3ArtifactStore(ContentAddressed):
     def __init__(self, client: S3Client, bucket: str, prefix: str = "") -> None:
         self.client, self.bucket = client, bucket
         self.prefix = prefix.strip("/")
@@ -88,18 +87,6 @@ class S3ArtifactStore:
     def key(self, sha256: str) -> str:
         name = f"sha256/{sha256[:2]}/{sha256}"
         return f"{self.prefix}/{name}" if self.prefix else name
-
-    def source(self, path: Path) -> Iterator[bytes]:
-        """A file to be received (an evidence file a record names), in chunks."""
-        return chunks(path)
-
-    def put_stream(self, chunks: Iterable[bytes]) -> Fingerprint:
-        """Store bytes as they come, hashing them on the way, under their SHA-256 (once)."""
-        with self.storing() as writer:
-            for chunk in chunks:
-                writer.write(chunk)
-        assert writer.fingerprint is not None
-        return writer.fingerprint
 
     @contextmanager
     def storing(self) -> Iterator[HashingWriter]:

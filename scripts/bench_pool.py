@@ -9,11 +9,9 @@ addresses with the same HTTP client, nothing archived, parsed or recorded.
 from __future__ import annotations
 
 import itertools
-import statistics
 import sys
 import tempfile
-import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -28,20 +26,12 @@ from api.services.pool import fetch_candidates
 from api.wiring import Settings, init
 from domain.events import ApiAnswer
 from ledger.ledger import Ledger
+from scripts.bench_sources import best
 from tests.github_stand_in import TODAY, GitHubStandIn, serving, synthetic
 
 ROUNDS = 5
 SINCE = TODAY - timedelta(days=60)
 NOW = datetime(2026, 12, 1, 12, tzinfo=UTC)
-
-
-def median_seconds(work: Callable[[], object], rounds: int = ROUNDS) -> float:
-    times = []
-    for _ in range(rounds):
-        started = time.perf_counter()
-        work()
-        times.append(time.perf_counter() - started)
-    return statistics.median(times)
 
 
 def main() -> None:
@@ -68,11 +58,11 @@ def main() -> None:
             database = f"sqlite:///{tmp}/ledger-{next(ledgers)}.db"
             return init(Settings(database, folder / "home", "json"))[0]
 
-        first = median_seconds(lambda: round_on(fresh_ledger()))
+        first = best(lambda: round_on(fresh_ledger()), ROUNDS)
         candidates = round_on(ledger := fresh_ledger())
-        again = median_seconds(lambda: round_on(ledger))
+        again = best(lambda: round_on(ledger), ROUNDS)
         with httpx.Client() as client:
-            plain = median_seconds(lambda: [client.get(url).content for url in addresses])
+            plain = best(lambda: [client.get(url).content for url in addresses])
     requests = len(addresses)
     print("| work | seconds | baseline: plain GETs of the same addresses | ratio |")
     print("|---|---:|---:|---:|")

@@ -9,32 +9,40 @@ from tests.conftest import argusic
 from tests.records import EDITIONS
 
 
-def test_schedule_plans_a_cycles_runs_once(cli_env: dict[str, str], tmp_path: Path) -> None:
-    agents = [
-        {
-            "kind": "agent",
-            "id": name,
-            "label": f"Argusic {name}",
-            "model": "m",
-            "model_version": "1",
-            "harness": "h",
-            "harness_version": "1",
-            "key": "per_run",
-            "runtime": {"image": "argusic/baseline:1", "command": ["/agent/run"]},
-        }
-        for name in ("agent-a", "agent-b")
-    ]
-    cycle = {
+def agent(name: str) -> dict[str, object]:
+    """An agent record with a runtime, so its runs can be scheduled."""
+    return {
+        "kind": "agent",
+        "id": name,
+        "label": f"Argusic {name}",
+        "model": "m",
+        "model_version": "1",
+        "harness": "h",
+        "harness_version": "1",
+        "key": "per_run",
+        "runtime": {"image": "argusic/baseline:1", "command": ["/agent/run"]},
+    }
+
+
+def cycle(*agents: str) -> dict[str, object]:
+    """Cycle 2026-10 of `agents`, its one project typed in the record."""
+    return {
         "kind": "cycle",
         "id": "2026-10",
         "opens": "2026-10-01",
-        "agents": ["agent-a", "agent-b"],
+        "agents": list(agents),
         "projects": [
             {"id": "octo/app", "source_type": "repository", "pool": "public", "commit": "c1"}
         ],
     }
+
+
+def test_schedule_plans_a_cycles_runs_once(cli_env: dict[str, str], tmp_path: Path) -> None:
+    agents = [agent(name) for name in ("agent-a", "agent-b")]
     records = tmp_path / "records.jsonl"
-    records.write_text("".join(json.dumps(r) + "\n" for r in [*EDITIONS, *agents, cycle]))
+    records.write_text(
+        "".join(json.dumps(r) + "\n" for r in [*EDITIONS, *agents, cycle("agent-a", "agent-b")])
+    )
     assert argusic(cli_env, "init").returncode == 0
     assert argusic(cli_env, "ingest", str(records)).returncode == 0
     assert argusic(cli_env, "operator", "init", "rita").returncode == 0
@@ -55,26 +63,6 @@ def test_a_cycle_recorded_whole_is_scheduled_only_once_its_pool_is_published(
 ) -> None:
     """Section 6: the public pool "se publica antes de cada ciclo", typed in a cycle record too;
     a cycle recorded after a publication waits for one of its own."""
-    cycle = {
-        "kind": "cycle",
-        "id": "2026-10",
-        "opens": "2026-10-01",
-        "agents": ["agent-a"],
-        "projects": [
-            {"id": "octo/app", "source_type": "repository", "pool": "public", "commit": "c1"}
-        ],
-    }
-    agent = {
-        "kind": "agent",
-        "id": "agent-a",
-        "label": "Argusic agent-a",
-        "model": "m",
-        "model_version": "1",
-        "harness": "h",
-        "harness_version": "1",
-        "key": "per_run",
-        "runtime": {"image": "argusic/baseline:1", "command": ["/agent/run"]},
-    }
     assert argusic(cli_env, "init").returncode == 0
     assert argusic(cli_env, "operator", "init", "rita").returncode == 0
 
@@ -88,10 +76,10 @@ def test_a_cycle_recorded_whole_is_scheduled_only_once_its_pool_is_published(
         assert answer.returncode == 1
         return answer.stderr
 
-    record(*EDITIONS, agent, cycle)
+    record(*EDITIONS, agent("agent-a"), cycle("agent-a"))
     assert "cycle 2026-10: its public pool (fixed at position" in refused()
     assert argusic(cli_env, "publish", "--as", "rita").returncode == 0
     first = json.loads(argusic(cli_env, "schedule", "--cycle", "2026-10", "--json").stdout)
     assert len(first["scheduled"]) == 3
-    record(cycle | {"id": "2026-11", "opens": "2026-11-01"})
+    record(cycle("agent-a") | {"id": "2026-11", "opens": "2026-11-01"})
     assert "cycle 2026-11: its public pool (fixed at position" in refused("2026-11")
