@@ -22,7 +22,7 @@ from api.cli import (
 )
 from api.cli.output import Session, emit_error
 from api.services.ingest import IngestRejected
-from api.wiring import Settings
+from api.wiring import Settings, tune_collector
 from domain.errors import (
     ArgusicError,
     IntegrityFailure,
@@ -93,4 +93,5 @@ methodology.sources_command.add_command(sources.fetch_command)
 
 
 def main() -> None:
+    tune_collector()
     sys.exit(cli())

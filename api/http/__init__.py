@@ -28,7 +28,7 @@ from api.http.openapi import documented, openapi_config
 from api.web import FORMAT, STATIC, Negotiated, check_format, static_files, template_config
 from api.web.site_check import SiteCheck
 from api.web.templating import environment
-from api.wiring import Argusic, Settings
+from api.wiring import Argusic, Settings, tune_collector
 
 
 def create_app(argusic: Argusic) -> Litestar:
@@ -85,6 +85,7 @@ def create_app(argusic: Argusic) -> Litestar:
 def served() -> Litestar:
     """The application of one server process of `argusic serve --workers N` (uvicorn's factory):
     the settings from the environment, a reader's ledger when `ARGUSIC_READ_ONLY` is 1."""
+    tune_collector()  # a process of its own, spawned: not `argusic`'s main
     settings = Settings.from_env()
     read_only = os.environ.get("ARGUSIC_READ_ONLY") == "1"
     return create_app(Argusic.open_reader(settings) if read_only else Argusic.open(settings))
