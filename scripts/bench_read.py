@@ -1,7 +1,8 @@
 """The public read path beside `/healthz` on the same server (issue 31, deliverable 6), at each
 ledger size asked: loopback clients send a fixed number of public reads (leaderboard, run page,
 evidence, inclusion proof) and as many `/healthz` requests, in turn, to `argusic serve` over the
-demo ledger with that many runs ingested and published; then the same reads while another
+demo ledger with that many runs ingested and published, a cycle of 1,000 runs a month (a
+leaderboard the same size at every size); then the same reads while another
 process ingests runs and publishes them; then the reads and `/healthz` again against `argusic
 serve --workers 2`. Printed side by side with the targets: reads at >= 0.8 of `/healthz`'s
 requests/s with a p99 at most 2x its, that ratio flat (within 10 %) from the smallest size to
@@ -24,7 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from api.wiring import Settings, init
+from api.services.ingest import ingest
+from api.wiring import Argusic, Settings, init
+from ledger.ledger import Ledger
 from scripts.bench_load import database
 from tests.api.test_load import Publications, Writer, mixed_load, summary
 from tests.conftest import load_bundled_demo
@@ -32,12 +35,35 @@ from tests.servers import serving
 
 READS = ["leaderboard", "run", "evidence", "proof"]
 RUNS_PER_ROUND = 1_000
-"""Runs per ingest (and approval) while the ledger is filled."""
+"""Runs per ingest (and approval) while the ledger is filled: a month's cycle of its own."""
+ROSTER = ["demo-agent-a", "demo-agent-b", "demo-agent-c", "demo-agent-d"]
+RUNS_PER_SET = 3
+"""Section 9: an agent runs each project of its cycle three times."""
 RUNS_PER_INGEST = 150
 """Runs per ingest (and approval) while the mixed load runs, as `bench_load.py`'s writer."""
 SECONDS = 60
 WARM_UP_SECONDS = 600
 TARGETS = {"reads": 0.8, "p99": 2.0, "mixed": 0.6, "workers": 1.6, "flat": 0.1}
+
+
+class Monthly(Writer):
+    """The runs as operations spread them: each round of the fill a cycle of its own (a month),
+    the demo's four agents running each project of its pool three times (83 projects for 1,000
+    runs), so the leaderboard the clients read is one cycle's, whatever the ledger holds."""
+
+    def open_cycle(self, ledger: Ledger, number: int) -> None:
+        month = 2026 * 12 + 10 + number - 1  # the first after the demo's cycles: 2026-11
+        cycle = f"{month // 12}-{month % 12 + 1:02d}"
+        pool = [
+            self.pool[0]
+            | {"id": f"load/p{n:03d}", "repo": f"https://example.invalid/load/p{n:03d}"}
+            for n in range(self.runs // (len(ROSTER) * RUNS_PER_SET))
+        ]
+        record = {"kind": "cycle", "id": cycle, "opens": f"{cycle}-01", "agents": ROSTER}
+        path = self.folder / f"cycle-{cycle}.jsonl"
+        path.write_text(json.dumps(record | {"projects": pool}) + "\n")
+        ingest(ledger, [path], Argusic(self.settings, ledger).store)
+        self.pool, self.roster, self.publications.cycle = pool, ROSTER, cycle
 
 
 def side_by_side(
@@ -76,9 +102,10 @@ def measure(backend: str, runs: int, requests: int, clients: int) -> dict[str, o
         settings = Settings(url, folder / "home", "json")
         ledger, _ = init(settings)
         load_bundled_demo(settings, ledger)
-        writer = Writer(settings, folder / "records", RUNS_PER_ROUND)
+        writer = Monthly(settings, folder / "records", RUNS_PER_ROUND)
         filled = time.perf_counter()
         for number in range(1, max(1, runs // RUNS_PER_ROUND) + 1):
+            writer.open_cycle(ledger, number)
             writer.published(*writer.round(ledger, number))
         filled = time.perf_counter() - filled
         size = ledger.size()

@@ -47,6 +47,8 @@ class Publications:
 
     def __init__(self, asked: int = 16) -> None:
         self.asked = asked
+        self.cycle = CYCLE
+        """The cycle whose leaderboard the clients read: the writer's."""
         self.positions: list[int] = []
         self.runs: dict[int, frozenset[str]] = {}
         self.sample: dict[int, list[str]] = {}
@@ -80,14 +82,17 @@ class Writer:
             for line in (DEMO / "06-cycles.jsonl").read_text().splitlines()
             if json.loads(line)["id"] == CYCLE
         )
-        self.projects = {p["id"]: p for p in cycle["projects"]}
+        projects = {p["id"]: p for p in cycle["projects"]}
+        self.pool: list[dict[str, Any]] = [projects[p] for p in PROJECTS]
+        self.roster = AGENTS
         template = json.loads((DEMO / "80-runs.jsonl").read_text().splitlines()[0])
         self.template = template | {"evidence": {"log": "pass_full.log", "cast": "pass_full.cast"}}
 
     def record(self, run_id: str, n: int) -> dict[str, Any]:
-        project = self.projects[PROJECTS[n % len(PROJECTS)]]
-        agent = {"id": AGENTS[n // len(PROJECTS) % len(AGENTS)]}
-        return self.template | {"run_id": run_id, "project": project, "agent": agent}
+        project = self.pool[n % len(self.pool)]
+        agent = {"id": self.roster[n // len(self.pool) % len(self.roster)]}
+        fields = {"run_id": run_id, "project": project, "agent": agent}
+        return self.template | fields | {"cycle": self.publications.cycle}
 
     def round(self, ledger: Ledger, number: int) -> tuple[int, list[str]]:
         """Ingest number `number`, of `runs` new runs, then its approval; the position
@@ -151,13 +156,13 @@ class Answer(msgspec.Struct, frozen=True, kw_only=True):
     headers: dict[str, str]
 
 
-def request(kind: str, known: int, runs: list[str], rng: random.Random) -> str:
+def request(kind: str, known: int, runs: list[str], rng: random.Random, cycle: str) -> str:
     run_id = rng.choice(runs)
     match kind:
         case "healthz":
             return "/healthz"
         case "leaderboard":
-            return f"/leaderboard?cycle={CYCLE}"
+            return f"/leaderboard?cycle={cycle}"
         case "status":
             return "/status.json"
         case "run":
@@ -186,7 +191,7 @@ async def client(
                 break
             kind = kinds[n % len(kinds)]
             known, runs = publications.latest()
-            path = request(kind, known, runs, rng)
+            path = request(kind, known, runs, rng, publications.cycle)
             started = time.perf_counter()
             response = await http.get(path)
             answers.append(
