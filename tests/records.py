@@ -6,6 +6,24 @@ import json
 from pathlib import Path
 from typing import Any
 
+RUNTIME = {"image": "argusic/baseline:1", "command": ["/agent/run"]}
+"""The baseline image's agent, as a runner worker starts it."""
+
+
+def schedulable_agent(agent_id: str) -> dict[str, Any]:
+    """An agent record with a runtime, so its runs can be scheduled."""
+    return {
+        "kind": "agent",
+        "id": agent_id,
+        "label": f"Argusic {agent_id}",
+        "model": "m",
+        "model_version": "2026-08-01",
+        "harness": "h",
+        "harness_version": "1.0",
+        "key": "per_run",
+        "runtime": RUNTIME,
+    }
+
 
 def report(installed: bool, started: bool, found: int, fixed: int, depth: str) -> dict[str, Any]:
     return {

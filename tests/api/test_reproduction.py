@@ -21,8 +21,8 @@ from domain.events.methodology import Difference
 from projections.methodology import MethodologyProjection
 from tests.api.test_publication import CYCLE, agent, approve, runs
 from tests.api.world import World
+from tests.records import RUNTIME
 
-RUNTIME = {"image": "argusic/baseline:1", "command": ["/agent/run"]}
 RUN = "o-agent-a-0"
 CONFIG = orchestrator_config({})
 DIGEST = "sha256:" + "ab" * 32

@@ -20,9 +20,8 @@ from projections.methodology import MethodologyProjection
 from tests.api.test_publication import CYCLE, agent, approve, project, runs
 from tests.api.world import World
 from tests.at_once import at_once
-from tests.records import run
+from tests.records import RUNTIME, run
 
-RUNTIME = {"image": "argusic/baseline:1", "command": ["/agent/run"]}
 RUN = "o-agent-a-0"
 CONFIG = orchestrator_config({})
 

@@ -6,22 +6,7 @@ import json
 from pathlib import Path
 
 from tests.conftest import argusic
-from tests.records import EDITIONS
-
-
-def agent(name: str) -> dict[str, object]:
-    """An agent record with a runtime, so its runs can be scheduled."""
-    return {
-        "kind": "agent",
-        "id": name,
-        "label": f"Argusic {name}",
-        "model": "m",
-        "model_version": "1",
-        "harness": "h",
-        "harness_version": "1",
-        "key": "per_run",
-        "runtime": {"image": "argusic/baseline:1", "command": ["/agent/run"]},
-    }
+from tests.records import EDITIONS, schedulable_agent
 
 
 def cycle(*agents: str) -> dict[str, object]:
@@ -38,7 +23,7 @@ def cycle(*agents: str) -> dict[str, object]:
 
 
 def test_schedule_plans_a_cycles_runs_once(cli_env: dict[str, str], tmp_path: Path) -> None:
-    agents = [agent(name) for name in ("agent-a", "agent-b")]
+    agents = [schedulable_agent(name) for name in ("agent-a", "agent-b")]
     records = tmp_path / "records.jsonl"
     records.write_text(
         "".join(json.dumps(r) + "\n" for r in [*EDITIONS, *agents, cycle("agent-a", "agent-b")])
@@ -76,7 +61,7 @@ def test_a_cycle_recorded_whole_is_scheduled_only_once_its_pool_is_published(
         assert answer.returncode == 1
         return answer.stderr
 
-    record(*EDITIONS, agent("agent-a"), cycle("agent-a"))
+    record(*EDITIONS, schedulable_agent("agent-a"), cycle("agent-a"))
     assert "cycle 2026-10: its public pool (fixed at position" in refused()
     assert argusic(cli_env, "publish", "--as", "rita").returncode == 0
     first = json.loads(argusic(cli_env, "schedule", "--cycle", "2026-10", "--json").stdout)

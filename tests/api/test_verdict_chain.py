@@ -27,29 +27,14 @@ from tests.api.test_publication import approve
 from tests.api.world import OWNER, World
 from tests.at_once import at_once
 from tests.conftest import argusic
-from tests.records import run
+from tests.records import run, schedulable_agent
 
 CONFIG = orchestrator_config({})
-RUNTIME = {"image": "argusic/baseline:1", "command": ["/agent/run"]}
 CYCLE_ID = "2026-10"
 APP = {"id": "octo/app", "source_type": "repository", "pool": "public", "commit": "c0ffee"}
 PREFIX = f"{CYCLE_ID}.agent-a.octo_app"
 RETRY, STRONGER = f"{PREFIX}.retry1", f"{CYCLE_ID}.agent-s.octo_app.stronger1"
 SCORES = {"pass_full": "100", "pass_mock": "92", "fail": "no-start"}
-
-
-def agent(agent_id: str) -> dict[str, Any]:
-    return {
-        "kind": "agent",
-        "id": agent_id,
-        "label": f"Argusic {agent_id}",
-        "model": "m",
-        "model_version": "2026-08-01",
-        "harness": "h",
-        "harness_version": "1.0",
-        "key": "per_run",
-        "runtime": RUNTIME,
-    }
 
 
 CYCLE = {
@@ -74,7 +59,7 @@ def world(ledger: Ledger, tmp_path: Path, edition: str) -> World:
     stronger agent and the cycle, its pool published (section 6)."""
     editions = [{"kind": "edition", "version": edition, "drafted": "2026-08-31", "summary": "e"}]
     world = World(ledger, tmp_path, editions)
-    world.ingest([agent(a) for a in ("agent-a", "agent-b", "agent-s")] + [CYCLE])
+    world.ingest([schedulable_agent(a) for a in ("agent-a", "agent-b", "agent-s")] + [CYCLE])
     world.publish()
     return world
 
