@@ -20,6 +20,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import NamedTuple
 
 import psycopg
 from psycopg import sql
@@ -27,6 +28,7 @@ from psycopg import sql
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from api.wiring import Settings, init
+from ledger.ledger import Ledger
 from tests.api.test_load import Writer, inconsistencies, mixed_load, summary
 from tests.conftest import PG_URL, load_bundled_demo
 from tests.servers import serving
@@ -49,21 +51,46 @@ def database(backend: str, folder: Path) -> Iterator[str]:
             conn.execute(sql.SQL("DROP SCHEMA IF EXISTS {} CASCADE").format(sql.Identifier(schema)))
 
 
-def measure(backend: str, requests: int, clients: int) -> dict[str, object]:
+class DemoLedger(NamedTuple):
+    settings: Settings
+    ledger: Ledger
+    folder: Path
+    env: dict[str, str]
+    """The environment of an `argusic serve` over it."""
+
+
+@contextmanager
+def demo_ledger(backend: str) -> Iterator[DemoLedger]:
+    """The bundled demo in a fresh ledger (`database`) and home, for a server over it."""
     with tempfile.TemporaryDirectory() as name, database(backend, Path(name)) as url:
         folder = Path(name)
         settings = Settings(url, folder / "home", "json")
         ledger, _ = init(settings)
         load_bundled_demo(settings, ledger)
-        writer = Writer(settings, folder / "records", RUNS_PER_INGEST)
-        writer.published(*writer.round(ledger, 1))
-        ledger.close()
         env = {
             **os.environ,
             "ARGUSIC_DATABASE_URL": url,
             "ARGUSIC_HOME": str(settings.home),
             "ARGUSIC_LOG_FORMAT": "json",
         }
+        yield DemoLedger(settings, ledger, folder, env)
+
+
+def ratio(work: dict[str, float], baseline: dict[str, float]) -> dict[str, float]:
+    """`work`'s requests/s and p99 beside `baseline`'s (`summary`)."""
+    return {
+        "requests_per_second": round(
+            work["requests_per_second"] / baseline["requests_per_second"], 3
+        ),
+        "p99": round(work["p99_ms"] / baseline["p99_ms"], 2),
+    }
+
+
+def measure(backend: str, requests: int, clients: int) -> dict[str, object]:
+    with demo_ledger(backend) as (settings, ledger, folder, env):
+        writer = Writer(settings, folder / "records", RUNS_PER_INGEST)
+        writer.published(*writer.round(ledger, 1))
+        ledger.close()
         with serving(env) as origin:
             pubs = writer.publications
             mixed_load(origin, pubs, 400, clients)  # warm up: every view computed once
@@ -88,12 +115,7 @@ def measure(backend: str, requests: int, clients: int) -> dict[str, object]:
         "mixed": mixed,
         "by_kind": by_kind,
         "healthz": baseline,
-        "mixed_to_healthz": {
-            "requests_per_second": round(
-                mixed["requests_per_second"] / baseline["requests_per_second"], 3
-            ),
-            "p99": round(mixed["p99_ms"] / baseline["p99_ms"], 2),
-        },
+        "mixed_to_healthz": ratio(mixed, baseline),
         "ingests_published_during_the_load": len(pubs.positions) - 1,
         "runs_per_ingest": RUNS_PER_INGEST,
         "errors": 0,

@@ -19,18 +19,16 @@ import json
 import os
 import platform
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from api.services.ingest import ingest
-from api.wiring import Argusic, Settings, init
+from api.wiring import Argusic
 from ledger.ledger import Ledger
-from scripts.bench_load import database
+from scripts.bench_load import demo_ledger, ratio
 from tests.api.test_load import Publications, Writer, mixed_load, summary
-from tests.conftest import load_bundled_demo
 from tests.servers import serving
 
 READS = ["leaderboard", "run", "evidence", "proof"]
@@ -98,22 +96,12 @@ def side_by_side(
     return measured
 
 
-def ratio(measured: dict[str, dict[str, float]], name: str) -> dict[str, float]:
-    reads, healthz = measured[name], measured["healthz"]
-    return {
-        "requests_per_second": round(
-            reads["requests_per_second"] / healthz["requests_per_second"], 3
-        ),
-        "p99": round(reads["p99_ms"] / healthz["p99_ms"], 2),
-    }
+def ratio_to_healthz(measured: dict[str, dict[str, float]], name: str) -> dict[str, float]:
+    return ratio(measured[name], measured["healthz"])
 
 
 def measure(backend: str, runs: int, requests: int, clients: int) -> dict[str, object]:
-    with tempfile.TemporaryDirectory() as name, database(backend, Path(name)) as url:
-        folder = Path(name)
-        settings = Settings(url, folder / "home", "json")
-        ledger, _ = init(settings)
-        load_bundled_demo(settings, ledger)
+    with demo_ledger(backend) as (settings, ledger, folder, env):
         writer = Monthly(settings, folder / "records", RUNS_PER_ROUND)
         filled = time.perf_counter()
         for number in range(1, max(1, runs // RUNS_PER_ROUND) + 1):
@@ -123,12 +111,6 @@ def measure(backend: str, runs: int, requests: int, clients: int) -> dict[str, o
         size = ledger.size()
         ledger.close()
         writer.runs = RUNS_PER_INGEST
-        env = {
-            **os.environ,
-            "ARGUSIC_DATABASE_URL": url,
-            "ARGUSIC_HOME": str(settings.home),
-            "ARGUSIC_LOG_FORMAT": "json",
-        }
         pubs = writer.publications
         with serving(env) as origin:
             one = side_by_side(origin, pubs, requests, clients)
@@ -145,8 +127,8 @@ def measure(backend: str, runs: int, requests: int, clients: int) -> dict[str, o
         "fill_seconds": round(filled, 1),
         "one_worker": one,
         "two_workers": two,
-        "reads_to_healthz": ratio(one, "reads"),
-        "mixed_to_healthz": ratio(one, "mixed"),
+        "reads_to_healthz": ratio_to_healthz(one, "reads"),
+        "mixed_to_healthz": ratio_to_healthz(one, "mixed"),
         "two_workers_to_one": round(
             two["reads"]["requests_per_second"] / one["reads"]["requests_per_second"], 2
         ),
