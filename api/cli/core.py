@@ -2,18 +2,20 @@
 
 from __future__ import annotations
 
-import os
+import socket
+import sys
 from pathlib import Path
-from typing import Any
 
 import click
 import msgspec
 import structlog
 
 from api.cli.output import Session, emit, json_option, pass_session
+from api.cli.workers import listening_sockets, run_workers
 from api.services.demo import DemoReport, load_demo
 from api.services.ingest import IngestReport, ingest
 from api.wiring import Argusic, init
+from domain.errors import SetupError, UsageError
 
 DEMO_DATA = Path(__file__).resolve().parents[2] / "scripts" / "demo"
 log = structlog.get_logger()
@@ -56,26 +58,47 @@ def init_command(session: Session, as_json: bool) -> None:
     default=1,
     show_default=True,
     type=click.IntRange(1, 64),
-    help="Server processes answering on the same port.",
+    help="Server processes answering on the same port, each on a socket of its own.",
+)
+@click.option(
+    "--fd",
+    type=click.IntRange(0),
+    help="Serve on this open listening socket (as `--workers` hands each worker its own).",
 )
 @pass_session
-def serve_command(session: Session, host: str, port: int, read_only: bool, workers: int) -> None:
+def serve_command(
+    session: Session, *, host: str, port: int, read_only: bool, workers: int, fd: int | None
+) -> None:
     """Serve the read API over HTTP (OpenAPI at /schema)."""
     # Imported here: the web stack would slow every other command's start.
     import uvicorn  # noqa: PLC0415
 
     from api.http import create_app  # noqa: PLC0415
 
-    # No `server` banner: what the server runs is nobody's business (issue 16).
-    options: dict[str, Any] = {"host": host, "port": port, "log_config": None}
-    if workers > 1:  # each process opens the ledger itself (`api.http.served`)
-        os.environ["ARGUSIC_READ_ONLY"] = "1" if read_only else "0"
-        uvicorn.run(
-            "api.http:served", factory=True, workers=workers, server_header=False, **options
-        )
-        return
+    if workers > 1:
+        if fd is not None:
+            raise UsageError("--fd is one socket of one process: give --workers or --fd")
+        sys.exit(_serve_workers(host, port, read_only, workers))
     argusic = Argusic.open_reader(session.settings) if read_only else session.argusic
-    uvicorn.run(create_app(argusic), server_header=False, **options)
+    # No `server` banner: what the server runs is nobody's business (issue 16).
+    config = uvicorn.Config(
+        create_app(argusic), host=host, port=port, log_config=None, server_header=False
+    )
+    server = uvicorn.Server(config)
+    server.run(sockets=None if fd is None else [socket.socket(fileno=fd)])
+    if not server.started:
+        raise SetupError("the server did not start: its log above says why")
+
+
+def _serve_workers(host: str, port: int, read_only: bool, workers: int) -> int:
+    """`workers` processes of `argusic serve --fd`, each on a socket of its own (`workers`)."""
+    try:
+        sockets = listening_sockets(host, port, workers)
+    except OSError as e:
+        raise SetupError(f"cannot listen on {host}:{port}: {e.strerror}") from e
+    port = sockets[0].getsockname()[1]
+    command = [sys.executable, "-m", "api.cli", "serve", "--host", host, "--port", str(port)]
+    return run_workers([*command, *(["--read-only"] if read_only else [])], sockets)
 
 
 def _ingest_human(report: IngestReport | DemoReport) -> str:

@@ -3,7 +3,6 @@ dependencies litestar provides by parameter name."""
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from litestar import Litestar, Request
@@ -28,7 +27,7 @@ from api.http.openapi import documented, openapi_config
 from api.web import FORMAT, STATIC, Negotiated, check_format, static_files, template_config
 from api.web.site_check import SiteCheck
 from api.web.templating import environment
-from api.wiring import Argusic, Settings, tune_collector
+from api.wiring import Argusic
 
 
 def create_app(argusic: Argusic) -> Litestar:
@@ -80,15 +79,6 @@ def create_app(argusic: Argusic) -> Litestar:
     # answers are tagged, compressed and kept per approved position (`caching`).
     app.asgi_handler = limited(cached(app.asgi_handler, argusic.public.published_position))
     return app
-
-
-def served() -> Litestar:
-    """The application of one server process of `argusic serve --workers N` (uvicorn's factory):
-    the settings from the environment, a reader's ledger when `ARGUSIC_READ_ONLY` is 1."""
-    tune_collector()  # a process of its own, spawned: not `argusic`'s main
-    settings = Settings.from_env()
-    read_only = os.environ.get("ARGUSIC_READ_ONLY") == "1"
-    return create_app(Argusic.open_reader(settings) if read_only else Argusic.open(settings))
 
 
 def checked(request: Request[Any, Any, Any]) -> None:

@@ -6,6 +6,8 @@ every write, as a hot standby does. `--workers N` runs N server processes."""
 from __future__ import annotations
 
 import os
+import signal
+import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -26,7 +28,7 @@ from tests.api.world import World
 from tests.conftest import PG_URL, argusic, edition
 from tests.publishing import publish
 from tests.records import run
-from tests.servers import serving
+from tests.servers import ARGUSIC, free_port, serving, wait_for
 
 
 def public_key_file(ledger: Ledger, folder: Path) -> Path:
@@ -169,3 +171,67 @@ def test_serve_with_workers_on_the_primary_takes_actions(
             refused = httpx.post(f"{address}/operator/actions", json={})
             assert refused.status_code == 400, refused.text  # judged, not refused as a reader
     assert (tmp_path / "server.log").read_text().count("Started server process") == 2
+
+
+def established_on(pid: int, port: int) -> int:
+    """How many established TCP connections to `port` the process `pid` holds (Linux's /proc)."""
+    inodes = set()
+    for fd in Path(f"/proc/{pid}/fd").iterdir():
+        target = os.readlink(fd)
+        if target.startswith("socket:["):
+            inodes.add(target[len("socket:[") : -1])
+    count = 0
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        local_port, state, inode = int(fields[1].split(":")[1], 16), fields[3], fields[9]
+        count += local_port == port and state == "01" and inode in inodes
+    return count
+
+
+def worker_pids(port: int) -> list[int]:
+    """The processes `argusic serve --workers` started for `port`, each serving one socket."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        try:
+            command = (entry / "cmdline").read_bytes().split(b"\0")
+        except (FileNotFoundError, NotADirectoryError, PermissionError, ProcessLookupError):
+            continue
+        if b"--fd" in command and str(port).encode() in command:
+            found.append(int(entry.name))
+    return found
+
+
+def test_workers_share_a_burst_of_connections_and_stop_together(
+    ledger: Ledger, cli_env: dict[str, str], tmp_path: Path
+) -> None:
+    """Each worker accepts on a socket of its own, so the kernel spreads 16 connections opened at
+    once over both (all 16 on one: 2 in 65,536); a worker's death stops the server, which exits
+    as a shell reports a killed process."""
+    port = free_port()
+    with open(tmp_path / "server.log", "wb") as log:
+        server = subprocess.Popen(
+            [ARGUSIC, "serve", "--port", str(port), "--workers", "2"],
+            env=cli_env,
+            stdout=subprocess.DEVNULL,
+            stderr=log,
+        )
+    try:
+        address = f"http://127.0.0.1:{port}"
+        wait_for(f"{address}/healthz", server)
+        clients = [httpx.Client(base_url=address) for _ in range(16)]
+        for client in clients:  # each connection opened, then kept
+            assert client.get("/healthz").status_code == 200
+        workers = worker_pids(port)
+        assert len(workers) == 2, workers
+        held = [established_on(pid, port) for pid in workers]
+        for client in clients:
+            client.close()
+        assert sum(held) == 16, held
+        assert min(held) > 0, f"one worker took every connection: {held}"
+        os.kill(workers[0], signal.SIGKILL)
+        assert server.wait(timeout=30) == 128 + signal.SIGKILL
+        assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()], "a worker was left"
+    finally:
+        if server.poll() is None:
+            server.kill()
+            server.wait()
