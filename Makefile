@@ -9,7 +9,7 @@ NODE_STAMP := node_modules/.installed-$(shell cksum package-lock.json | cut -d' 
 
 export ARGUSIC_TEST_PG_URL ?= postgresql://postgres@127.0.0.1:5432/test
 
-.PHONY: install run test bench lint postgres standby seaweedfs docker browser media methodology-checks clean
+.PHONY: install run test bench lint postgres standby seaweedfs docker browser media loadgen methodology-checks clean
 
 install: $(STAMP) $(NODE_STAMP)
 
@@ -55,6 +55,11 @@ browser:
 media:
 	scripts/ensure-media.sh
 
+# The public reads' HTTP load generator (scripts/bench_read.py): Debian's wrk, written in C, so
+# that the bench measures the server and not its client.
+loadgen:
+	@command -v wrk >/dev/null || scripts/install-debian.sh "make bench's load generator" wrk
+
 # Methodology section 7: the budget table and the key's spending limit must match the config.
 methodology-checks: install
 	scripts/check-ttl-methodology.sh
@@ -65,7 +70,7 @@ methodology-checks: install
 test: install postgres standby seaweedfs docker browser media methodology-checks
 	ARGUSIC_REQUIRE_SERVICES=1 $(BIN)/python -m pytest -n auto --dist loadgroup
 
-bench: install postgres docker
+bench: install postgres docker loadgen
 	$(BIN)/python scripts/bench_ledger.py
 	$(BIN)/python scripts/bench_scale.py
 	$(BIN)/python scripts/bench_methodology.py

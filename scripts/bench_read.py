@@ -1,14 +1,18 @@
 """The public read path beside `/healthz` on the same server (issue 31, deliverable 6), at each
-ledger size asked: loopback clients send a fixed number of public reads (leaderboard, run page,
-evidence, inclusion proof) and as many `/healthz` requests, in turn, to `argusic serve` over the
-demo ledger with that many runs ingested and published, a cycle of 1,000 runs a month (a
-leaderboard the same size at every size); then the same reads while another
-process ingests runs and publishes them; then the reads and `/healthz` again against `argusic
-serve --workers 2`. Printed side by side with the targets: reads at >= 0.8 of `/healthz`'s
-requests/s with a p99 at most 2x its, that ratio flat (within 10 %) from the smallest size to
-the largest, the mixed load at >= 0.6, two workers at >= 1.6x one.
+ledger size asked: `wrk` (Debian's, C, one thread) sends public reads (leaderboard, run page,
+evidence, inclusion proof, in turn) for some seconds, then `/healthz` as long, on 16 kept-alive
+loopback connections, to `argusic serve` over the demo ledger with that many runs ingested and
+published, a cycle of 1,000 runs a month (a leaderboard the same size at every size); then the
+same reads while another process ingests runs and publishes them; then the reads and `/healthz`
+again against `argusic serve --workers 2`. Printed side by side with the targets: reads at >= 0.8
+of `/healthz`'s requests/s with a p99 at most 2x its, that ratio flat (within 10 %) from the
+smallest size to the largest, the mixed load at >= 0.6, two workers at >= 1.6x one.
 
-    python scripts/bench_read.py [--runs 1000 --runs 100000] [--requests 4000] [--clients 16]
+The client is `wrk`, not Python: a Python client (httpx) spent a core of the two on reading the
+answers, so the bench measured the client, and two workers could not be told from one
+(docs/performance.md, "Public reads").
+
+    python scripts/bench_read.py [--runs 1000 --runs 100000] [--seconds 15] [--connections 16]
         [--backend sqlite|postgresql]
 """
 
@@ -18,7 +22,10 @@ import argparse
 import json
 import os
 import platform
+import random
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -28,7 +35,7 @@ from api.services.ingest import ingest
 from api.wiring import Argusic
 from ledger.ledger import Ledger
 from scripts.bench_load import demo_ledger, ratio
-from tests.api.test_load import Publications, Writer, mixed_load, summary
+from tests.api.test_load import Publications, Writer, request
 from tests.servers import serving
 
 READS = ["leaderboard", "run", "evidence", "proof"]
@@ -39,10 +46,16 @@ RUNS_PER_SET = 3
 """Section 9: an agent runs each project of its cycle three times."""
 RUNS_PER_INGEST = 150
 """Runs per ingest (and approval) while the mixed load runs, as `bench_load.py`'s writer."""
-SECONDS = 60
+MIXED_SECONDS = 60
 WARM_UP_SECONDS = 600
-WARM_SECONDS = 1.0
-"""The slowest answer of a warm server's round: every answer already made."""
+WARM_UP_ROUND = 3
+WARM_MS = 1_000
+"""The slowest answer of a warm server's round: every view already made."""
+TIMEOUT_SECONDS = 120
+"""wrk's own default, 2 s, would count a view made afresh after an approval as a failure."""
+PATHS = 50_000
+"""Requests listed for wrk, sent in turn (more than it sends in a measurement)."""
+WRK_SCRIPT = Path(__file__).with_name("wrk_paths.lua")
 TARGETS = {"reads": 0.8, "p99": 2.0, "mixed": 0.6, "workers": 1.6, "flat": 0.1}
 
 
@@ -66,41 +79,83 @@ class Monthly(Writer):
         self.pool, self.roster, self.publications.cycle = pool, ROSTER, cycle
 
 
-def warm_up(origin: str, publications: Publications, clients: int) -> None:
+def paths(publications: Publications, kinds: list[str], seed: int) -> list[str]:
+    """`PATHS` requests of `kinds` in turn, as of the latest publication: its leaderboard, its
+    runs' pages and evidence; inclusion proofs of random positions in trees of random sizes up
+    to it, so that no proof is asked twice and each is made afresh, whatever the ledger's size."""
+    rng = random.Random(seed)
+    known, runs = publications.latest()
+    listed = []
+    for n in range(PATHS):
+        kind = kinds[n % len(kinds)]
+        if kind == "proof":
+            size = rng.randint(1, known)
+            listed.append(f"/ledger/proof/inclusion?position={rng.randint(1, size)}&size={size}")
+        else:
+            listed.append(request(kind, known, runs, rng, publications.cycle))
+    return listed
+
+
+def wrk(origin: str, sent: list[str], seconds: float, connections: int) -> dict[str, float]:
+    """`sent` in turn from wrk's one thread on `connections` kept-alive connections for
+    `seconds`: requests, requests/s, median, 99th percentile and slowest latencies. The bench
+    stops on any answer that is not a 200 and on any connection that failed."""
+    with tempfile.NamedTemporaryFile("w", suffix=".paths") as listed:
+        listed.write("\n".join(sent) + "\n")
+        listed.flush()
+        done = subprocess.run(
+            [
+                *("wrk", "--threads", "1", "--connections", str(connections)),
+                *("--duration", f"{seconds}s", "--timeout", f"{TIMEOUT_SECONDS}s"),
+                *("--script", str(WRK_SCRIPT), "--header", "Accept-Encoding: gzip", origin),
+            ],
+            env={**os.environ, "WRK_PATHS": listed.name},
+            capture_output=True,
+            text=True,
+            check=True,
+        )
+    measured = json.loads(done.stdout.splitlines()[-1])
+    if measured["not_2xx_3xx"] or measured["transport_errors"]:
+        sys.exit(f"wrk: answers not 200 or connections failed: {measured}")
+    return {
+        "requests": measured["requests"],
+        "requests_per_second": round(measured["requests"] / measured["seconds"], 1),
+        "p50_ms": measured["p50_us"] / 1000,
+        "p99_ms": measured["p99_us"] / 1000,
+        "max_ms": measured["max_us"] / 1000,
+    }
+
+
+def warm_up(origin: str, publications: Publications, connections: int) -> None:
     """Rounds of reads on fresh connections until one round has no slow answer: a cold worker
     folds the stored read model first (20 s and more at 100,000 runs), and with `--workers`
     the kernel, not the client, picks the worker a connection reaches."""
     deadline = time.perf_counter() + WARM_UP_SECONDS
+    seed = 0
     while time.perf_counter() < deadline:
-        answers = mixed_load(origin, publications, 400, clients, kinds=READS, seconds=600)
-        if max(a.seconds for a in answers) < WARM_SECONDS:
+        seed -= 1  # the measured rounds' seeds are positive: their proofs not made here
+        answered = wrk(origin, paths(publications, READS, seed), WARM_UP_ROUND, connections)
+        if answered["max_ms"] < WARM_MS:
             return
     sys.exit(f"the server was still making answers after {WARM_UP_SECONDS} s of warm-up")
 
 
 def side_by_side(
-    origin: str, publications: Publications, requests: int, clients: int
-) -> dict[str, object]:
-    """`/healthz`, then the public reads, as many requests each from the same clients."""
-    warm_up(origin, publications, clients)
-    measured = {}
-    for name, kinds in (("healthz", ["healthz"]), ("reads", READS)):
-        started = time.perf_counter()
-        answers = mixed_load(origin, publications, requests, clients, kinds=kinds)
-        failed = [a for a in answers if a.status != 200]
-        if failed:
-            sys.exit(
-                f"{len(failed)} failed answers, the first: {failed[0].path} {failed[0].status}"
-            )
-        measured[name] = summary(answers, time.perf_counter() - started)
-    return measured
+    origin: str, publications: Publications, seconds: float, connections: int
+) -> dict[str, dict[str, float]]:
+    """`/healthz`, then the public reads, each for `seconds` on the same connections."""
+    warm_up(origin, publications, connections)
+    return {
+        "healthz": wrk(origin, ["/healthz"], seconds, connections),
+        "reads": wrk(origin, paths(publications, READS, seed=1), seconds, connections),
+    }
 
 
 def ratio_to_healthz(measured: dict[str, dict[str, float]], name: str) -> dict[str, float]:
     return ratio(measured[name], measured["healthz"])
 
 
-def measure(backend: str, runs: int, requests: int, clients: int) -> dict[str, object]:
+def measure(backend: str, runs: int, seconds: float, connections: int) -> dict[str, object]:
     with demo_ledger(backend) as (settings, ledger, folder, env):
         writer = Monthly(settings, folder / "records", RUNS_PER_ROUND)
         filled = time.perf_counter()
@@ -113,13 +168,11 @@ def measure(backend: str, runs: int, requests: int, clients: int) -> dict[str, o
         writer.runs = RUNS_PER_INGEST
         pubs = writer.publications
         with serving(env) as origin:
-            one = side_by_side(origin, pubs, requests, clients)
+            one = side_by_side(origin, pubs, seconds, connections)
             with writer.running(rounds=1_000):
-                started = time.perf_counter()
-                answers = mixed_load(origin, pubs, requests, clients, kinds=READS, seconds=SECONDS)
-                one["mixed"] = summary(answers, time.perf_counter() - started)
+                one["mixed"] = wrk(origin, paths(pubs, READS, seed=2), MIXED_SECONDS, connections)
         with serving(env, None, "--workers", "2") as origin:
-            two = side_by_side(origin, pubs, requests, clients)
+            two = side_by_side(origin, pubs, seconds, connections)
     return {
         "backend": backend,
         "runs": runs,
@@ -129,9 +182,10 @@ def measure(backend: str, runs: int, requests: int, clients: int) -> dict[str, o
         "two_workers": two,
         "reads_to_healthz": ratio_to_healthz(one, "reads"),
         "mixed_to_healthz": ratio_to_healthz(one, "mixed"),
-        "two_workers_to_one": round(
-            two["reads"]["requests_per_second"] / one["reads"]["requests_per_second"], 2
-        ),
+        "two_workers_to_one": {
+            name: round(two[name]["requests_per_second"] / one[name]["requests_per_second"], 2)
+            for name in ("reads", "healthz")
+        },
         "ingests_published_during_the_mixed_load": len(pubs.positions) - runs // RUNS_PER_ROUND,
     }
 
@@ -148,18 +202,18 @@ def flatness(results: list[dict[str, object]]) -> float | None:
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--runs", type=int, action="append")
-    parser.add_argument("--requests", type=int, default=4_000)
-    parser.add_argument("--clients", type=int, default=16)
+    parser.add_argument("--seconds", type=float, default=15)
+    parser.add_argument("--connections", type=int, default=16)
     parser.add_argument("--backend", choices=["sqlite", "postgresql"], default="postgresql")
     args = parser.parse_args()
     sizes = sorted(args.runs or [1_000, 100_000])
-    results = [measure(args.backend, runs, args.requests, args.clients) for runs in sizes]
+    results = [measure(args.backend, runs, args.seconds, args.connections) for runs in sizes]
     print(
         json.dumps(
             {
                 "machine": f"{platform.processor() or platform.machine()}, {os.cpu_count()} cores",
                 "load_average": os.getloadavg(),
-                "clients": args.clients,
+                "client": f"wrk, 1 thread, {args.connections} connections, {args.seconds} s",
                 "targets": TARGETS,
                 "results": results,
                 "reads_ratio_change_smallest_to_largest": flatness(results),

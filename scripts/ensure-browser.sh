@@ -9,11 +9,4 @@ missing=()
 [ -x /usr/bin/chromedriver ] || missing+=(chromium-driver)
 command -v java >/dev/null || missing+=(default-jre-headless)
 [ "${#missing[@]}" -eq 0 ] && exit 0
-if [ "$(id -u)" -ne 0 ]; then
-    echo "the browser tests need ${missing[*]}: run as root, or apt-get install -y ${missing[*]}" >&2
-    exit 1
-fi
-echo "installing ${missing[*]} from Debian's packages for the browser tests" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get -o DPkg::Lock::Timeout=600 update -qq </dev/null
-apt-get -o DPkg::Lock::Timeout=600 install -y -qq "${missing[@]}" </dev/null
+exec "$(dirname "$0")/install-debian.sh" "the browser tests" "${missing[@]}"

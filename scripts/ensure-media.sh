@@ -8,11 +8,4 @@ missing=()
 command -v ffmpeg >/dev/null || missing+=(ffmpeg)
 [ -f /usr/share/fonts/truetype/dejavu/DejaVuSansMono.ttf ] || missing+=(fonts-dejavu-core)
 [ "${#missing[@]}" -eq 0 ] && exit 0
-if [ "$(id -u)" -ne 0 ]; then
-    echo "argusic render needs ${missing[*]}: run as root, or apt-get install -y ${missing[*]}" >&2
-    exit 1
-fi
-echo "installing ${missing[*]} from Debian's packages for argusic render" >&2
-export DEBIAN_FRONTEND=noninteractive
-apt-get -o DPkg::Lock::Timeout=600 update -qq </dev/null
-apt-get -o DPkg::Lock::Timeout=600 install -y -qq --no-install-recommends "${missing[@]}" </dev/null
+exec "$(dirname "$0")/install-debian.sh" "argusic render" "${missing[@]}"
