@@ -259,7 +259,7 @@ class Argusic:
         self.public = MethodologyQueries(
             ledger, published=True, config=lambda: self.orchestrator, timelines=timelines
         )
-        published = self.methodology.published_position
+        published = self.public.published_position
         self.public_siiq = SiiqQueries(ledger, published)
         self.public_sources = SourcesQueries(ledger, published)
         self.public_ledger = LedgerQueries(ledger, published)

@@ -89,6 +89,8 @@ class Ledger:
     def __init__(self, recorder: LedgerRecorder, clock: Callable[[], datetime]) -> None:
         self.recorder = recorder
         self.clock = clock
+        self._size_seen = 0
+        """The largest size read so far: the ledger only grows, so a tree it held, it holds."""
 
     def close(self) -> None:
         """Release the database connections."""
@@ -133,7 +135,9 @@ class Ledger:
     # --- reading ---
 
     def size(self) -> int:
-        return self.checkpoint().size
+        size = self.checkpoint().size
+        self._size_seen = max(self._size_seen, size)
+        return size
 
     def rows(self, after: int = 0, upto: int | None = None) -> Iterator[StoredRow]:
         """Stored events after `after` up to `upto`, streamed page by page."""
@@ -228,6 +232,8 @@ class Ledger:
         return self._range_hashes([(0, size)])[0] if size else root_from_frontier([])
 
     def _tree_size(self, size: int | None) -> int:
+        if size is not None and 0 < size <= self._size_seen:
+            return size
         latest = self.size()
         if size is None:
             return latest
@@ -267,10 +273,10 @@ class Ledger:
             else:
                 clusters.append([a, b])
         for a, b in clusters:
-            rows = self.recorder.select_rows(a, b, b - a)
+            rows = self.recorder.select_canonical(a, b)
             if len(rows) != b - a:
                 raise LedgerIntegrityError(f"events {a + 1}..{b} are not all there")
-            leaves.update((r.position - 1, leaf_hash(r.canonical)) for r in rows)
+            leaves.update((position - 1, leaf_hash(canonical)) for position, canonical in rows)
         return leaves
 
 

@@ -272,6 +272,16 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         rows = self._fetchall(_ROW + "WHERE position > ? ORDER BY position LIMIT ?", (after, limit))
         return [r for r in rows if upto is None or r[0] <= upto]
 
+    def select_canonical(self, after: int, upto: int) -> list[tuple[int, bytes]]:
+        """Position and canonical bytes of the events with after < position <= upto, in
+        position order: what their leaf hashes are made of, and nothing else."""
+        rows = self._fetchall(
+            "SELECT position, canonical FROM ledger_events WHERE position > ? "
+            "ORDER BY position LIMIT ?",
+            (after, upto - after),
+        )
+        return [(position, _bytes(canonical)) for position, canonical in rows]
+
     def select_stream(self, stream: str) -> list[StoredRow]:
         rows = self._fetchall(_ROW + "WHERE stream = ? ORDER BY version", (stream,))
         return [stored_row(r) for r in rows]
@@ -333,12 +343,14 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         return [Checkpoint.from_row(r) for r in rows]
 
     def node_hashes(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
+        """The stored Merkle nodes at these (level, index) keys, by key: one primary-key lookup
+        each (a list of equalities: against a VALUES list PostgreSQL scans the whole table)."""
         found: dict[tuple[int, int], bytes] = {}
         for i in range(0, len(keys), IN_LIST // 2):
             chunk = keys[i : i + IN_LIST // 2]
             rows = self._fetchall(
-                "SELECT level, idx, hash FROM ledger_merkle_nodes "
-                f"WHERE (level, idx) IN (VALUES {_marks(len(chunk), '(?, ?)')})",
+                "SELECT level, idx, hash FROM ledger_merkle_nodes WHERE "
+                + " OR ".join(["(level = ? AND idx = ?)"] * len(chunk)),
                 [value for key in chunk for value in key],
             )
             found.update({(level, idx): _bytes(h) for level, idx, h in rows})

@@ -111,6 +111,9 @@ class LedgerQueries:
     def __init__(self, ledger: Ledger, published: Published | None = None) -> None:
         self.ledger = ledger
         self.published = published
+        self._approved_seen = 0
+        """The latest approved position read so far: each approval is above the one before
+        (section 1), so a tree up to it is public from then on, asked no more."""
 
     def health(self) -> Health:
         size = self.ledger.size() if self.published is None else self.published(None)
@@ -160,7 +163,10 @@ class LedgerQueries:
         one by default, and none past it (nor below `least`)."""
         if self.published is None:
             return size
+        if size is not None and least <= size <= self._approved_seen:
+            return size
         approved = self.published(None)
+        self._approved_seen = max(self._approved_seen, approved)
         size = approved if size is None else size
         if least <= size <= approved:
             return size

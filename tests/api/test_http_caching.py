@@ -13,7 +13,7 @@ import pytest
 from litestar.testing import TestClient
 
 from api.http import create_app
-from api.http.caching import HELD_MOST, IMMUTABLE, LATEST, matches
+from api.http.caching import GZIP_LEAST, HELD_MOST, IMMUTABLE, LATEST, matches
 from api.wiring import Argusic, Settings
 from tests.api.test_public_positions import ANSWERED, Positions, approve, asked, positions
 from tests.api.world import World
@@ -118,8 +118,9 @@ def test_an_answer_as_of_an_approved_position_is_the_same_bytes_forever(
 def test_a_compressed_answer_is_the_same_bytes_each_time_tagged_apart_from_the_plain_one(
     positions: Positions, client: Client
 ) -> None:
-    path = asked("/methodology/editions", as_of=positions.second)
+    path = asked("/methodology", as_of=positions.second)
     plain = client.get(path, headers={"accept-encoding": "identity"})
+    assert len(plain.content) >= GZIP_LEAST
     assert "content-encoding" not in plain.headers
     raw = [sent(client, path) for _ in range(2)]
     zipped = client.get(path, headers={"accept-encoding": "gzip"})
@@ -128,6 +129,13 @@ def test_a_compressed_answer_is_the_same_bytes_each_time_tagged_apart_from_the_p
     assert gzip.decompress(raw[0]) == plain.content
     assert zipped.headers["etag"] != plain.headers["etag"]
     assert "Accept-Encoding" in zipped.headers["vary"]
+
+
+def test_an_answer_that_fits_one_segment_is_sent_as_it_is(client: Client) -> None:
+    small = client.get("/ledger/checkpoint", headers={"accept-encoding": "gzip"})
+    assert len(small.content) < GZIP_LEAST
+    assert "content-encoding" not in small.headers
+    assert "Accept-Encoding" not in small.headers.get("vary", "")
 
 
 def sent(client: Client, path: str) -> bytes:
