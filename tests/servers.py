@@ -41,9 +41,12 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 
 @contextmanager
-def serving(env: dict[str, str], log: Path | None = None, *options: str) -> Iterator[str]:
+def server_process(
+    env: dict[str, str], log: Path | None = None, *options: str
+) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """`argusic serve` on a free port of 127.0.0.1 over the ledger `env` names, with `options`
-    (`--read-only`, `--workers 2`), its log lines written to `log` if given; its address."""
+    (`--read-only`, `--workers 2`), its log lines written to `log` if given: the process and its
+    address, stopped at the end unless it ended first."""
     port = free_port()
     with open(log or os.devnull, "ab") as stderr:
         server = subprocess.Popen(
@@ -56,6 +59,14 @@ def serving(env: dict[str, str], log: Path | None = None, *options: str) -> Iter
     try:
         address = f"http://127.0.0.1:{port}"
         wait_for(f"{address}/healthz", server)
-        yield address
+        yield server, address
     finally:
-        stop(server)
+        if server.poll() is None:
+            stop(server)
+
+
+@contextmanager
+def serving(env: dict[str, str], log: Path | None = None, *options: str) -> Iterator[str]:
+    """`server_process`'s address."""
+    with server_process(env, log, *options) as (_, address):
+        yield address

@@ -14,7 +14,7 @@ from api.cli.output import Session, emit, json_option, pass_session
 from api.cli.workers import listening_sockets, run_workers
 from api.services.demo import DemoReport, load_demo
 from api.services.ingest import IngestReport, ingest
-from api.wiring import Argusic, init
+from api.wiring import Argusic, init, settle
 from domain.errors import SetupError, UsageError
 
 DEMO_DATA = Path(__file__).resolve().parents[2] / "scripts" / "demo"
@@ -80,6 +80,7 @@ def serve_command(
             raise UsageError("--fd is one socket of one process: give --workers or --fd")
         sys.exit(_serve_workers(host, port, read_only, workers))
     argusic = Argusic.open_reader(session.settings) if read_only else session.argusic
+    settle(argusic)
     # No `server` banner: what the server runs is nobody's business (issue 16).
     config = uvicorn.Config(
         create_app(argusic), host=host, port=port, log_config=None, server_header=False

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,7 +27,7 @@ from tests.api.world import World
 from tests.conftest import PG_URL, argusic, edition
 from tests.publishing import publish
 from tests.records import run
-from tests.servers import ARGUSIC, free_port, serving, wait_for
+from tests.servers import server_process, serving
 
 
 def public_key_file(ledger: Ledger, folder: Path) -> Path:
@@ -207,17 +206,9 @@ def test_workers_share_a_burst_of_connections_and_stop_together(
     """Each worker accepts on a socket of its own, so the kernel spreads 16 connections opened at
     once over both (all 16 on one: 2 in 65,536); a worker's death stops the server, which exits
     as a shell reports a killed process."""
-    port = free_port()
-    with open(tmp_path / "server.log", "wb") as log:
-        server = subprocess.Popen(
-            [ARGUSIC, "serve", "--port", str(port), "--workers", "2"],
-            env=cli_env,
-            stdout=subprocess.DEVNULL,
-            stderr=log,
-        )
-    try:
-        address = f"http://127.0.0.1:{port}"
-        wait_for(f"{address}/healthz", server)
+    with server_process(cli_env, tmp_path / "server.log", "--workers", "2") as (server, address):
+        port = urlsplit(address).port
+        assert port is not None
         clients = [httpx.Client(base_url=address) for _ in range(16)]
         for client in clients:  # each connection opened, then kept
             assert client.get("/healthz").status_code == 200
@@ -231,7 +222,3 @@ def test_workers_share_a_burst_of_connections_and_stop_together(
         os.kill(workers[0], signal.SIGKILL)
         assert server.wait(timeout=30) == 128 + signal.SIGKILL
         assert not [pid for pid in workers if Path(f"/proc/{pid}").exists()], "a worker was left"
-    finally:
-        if server.poll() is None:
-            server.kill()
-            server.wait()
