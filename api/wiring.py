@@ -129,13 +129,14 @@ def tune_collector() -> None:
 
 
 def settle(argusic: Argusic) -> None:
-    """A server's start: the public read model folded before the first request, then all the
-    process holds so far moved out of the cyclic collector's sight (`gc.freeze`), as it lives as
-    long as the process: a full collection scanning the fold of 100,000 runs stopped every answer
-    for seconds (docs/performance.md, "Public reads"). With the database away, the first read
-    folds instead."""
+    """A server's start: the public reader's states folded before the first request, the head's
+    and the latest approved position's (each a fold of the ledger: a minute at 100,000 runs),
+    then all the process holds so far moved out of the cyclic collector's sight (`gc.freeze`),
+    as it lives as long as the process and holds no cycle: each later pass of the collector
+    would scan it again. With the database away, the first read folds instead."""
     try:
-        argusic.public.published_position()
+        approved = argusic.public.published_position()
+        argusic.public.reader.look(lambda _state, _at: None, approved)
     except Exception as e:  # the server starts all the same and says why its reads fail
         structlog.get_logger().warning("read model not folded at start", error=str(e))
     gc.freeze()
