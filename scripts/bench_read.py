@@ -135,10 +135,10 @@ def wrk(origin: str, sent: list[str], seconds: int, connections: int) -> dict[st
 
 
 def warm_up(origin: str, publications: Publications, connections: int) -> None:
-    """Rounds of reads and `/healthz` on fresh connections until one round has no slow answer:
-    a cold worker
-    folds the stored read model first (20 s and more at 100,000 runs), and with `--workers`
-    the kernel, not the client, picks the worker a connection reaches."""
+    """Rounds of reads and `/healthz` on fresh connections until one round answers every
+    connection with no slow answer: a cold worker folds the stored read model first (20 s and
+    more at 100,000 runs), and with `--workers` the kernel, not the client, picks the worker a
+    connection reaches."""
     deadline = time.perf_counter() + WARM_UP_SECONDS
     seed = 0
     while time.perf_counter() < deadline:
