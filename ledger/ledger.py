@@ -224,7 +224,7 @@ class Ledger:
             if len(nodes) != tile.width:
                 raise LedgerIntegrityError(f"Merkle nodes of tile {tile.path} are missing")
             return b"".join(node for _, _, node in nodes)
-        leaves = self._leaf_hashes([(tile.first, last + 1)])
+        _, leaves = self._merkle_inputs([], [(tile.first, last + 1)])
         return b"".join(leaves[i] for i in range(tile.first, last + 1))
 
     def root(self, size: int) -> bytes:
@@ -243,41 +243,41 @@ class Ledger:
 
     def _range_hashes(self, ranges: Sequence[Range]) -> list[bytes]:
         """MTH of each range, reading each perfect subtree once: a stored node from
-        KEEP_FROM_LEVEL up, the leaves themselves below (nearby ones in one read)."""
-        perfect = {p for r in ranges for p in perfect_ranges(*r)}
-        stored = [
-            (_level(a, b), a >> _level(a, b)) for a, b in perfect if _level(a, b) >= KEEP_FROM_LEVEL
-        ]
-        nodes = self.recorder.node_hashes(stored)
+        KEEP_FROM_LEVEL up, the leaves themselves below, all in one read."""
+        split = [perfect_ranges(*r) for r in ranges]
+        levels = {p: _level(*p) for perfect in split for p in perfect}
+        stored = {
+            p: (level, p[0] >> level) for p, level in levels.items() if level >= KEEP_FROM_LEVEL
+        }
+        hashed = sorted(p for p, level in levels.items() if level < KEEP_FROM_LEVEL)
+        nodes, leaves = self._merkle_inputs(list(stored.values()), hashed)
         known: dict[Range, bytes] = {}
-        for a, b in perfect:
-            level = _level(a, b)
-            if level >= KEEP_FROM_LEVEL:
-                if (level, a >> level) not in nodes:
-                    raise LedgerIntegrityError(f"Merkle node ({level}, {a >> level}) is missing")
-                known[a, b] = nodes[level, a >> level]
-        leaves = self._leaf_hashes(sorted(p for p in perfect if p not in known))
-        for a, b in perfect:
-            if (a, b) not in known:
-                known[a, b] = tree_root([leaves[i] for i in range(a, b)])
-        return [root_from_frontier([known[p] for p in perfect_ranges(*r)]) for r in ranges]
+        for p, key in stored.items():
+            if key not in nodes:
+                raise LedgerIntegrityError(f"Merkle node {key} is missing")
+            known[p] = nodes[key]
+        for a, b in hashed:
+            known[a, b] = tree_root([leaves[i] for i in range(a, b)])
+        return [root_from_frontier([known[p] for p in perfect]) for perfect in split]
 
-    def _leaf_hashes(self, ranges: Sequence[Range]) -> dict[int, bytes]:
-        """The leaf hashes of `ranges` (in order) by leaf index: one read for ranges at most a
-        stored node's width apart (a proof's siblings below the stored levels)."""
-        leaves: dict[int, bytes] = {}
+    def _merkle_inputs(
+        self, nodes: Sequence[tuple[int, int]], ranges: Sequence[Range]
+    ) -> tuple[dict[tuple[int, int], bytes], dict[int, bytes]]:
+        """The stored nodes at these (level, index) keys, and the leaf hashes of `ranges` (in
+        order) by leaf index, ranges at most a stored node's width apart read as one (a
+        proof's siblings below the stored levels)."""
         clusters: list[list[int]] = []
         for a, b in ranges:
             if clusters and a - clusters[-1][1] <= 1 << KEEP_FROM_LEVEL:
                 clusters[-1][1] = max(clusters[-1][1], b)
             else:
                 clusters.append([a, b])
-        for a, b in clusters:
-            rows = self.recorder.select_canonical(a, b)
-            if len(rows) != b - a:
-                raise LedgerIntegrityError(f"events {a + 1}..{b} are not all there")
-            leaves.update((position - 1, leaf_hash(canonical)) for position, canonical in rows)
-        return leaves
+        found, events = self.recorder.merkle_inputs(nodes, [(a, b) for a, b in clusters])
+        leaves = {position - 1: leaf_hash(canonical) for position, canonical in events}
+        if len(leaves) != sum(b - a for a, b in clusters):
+            a, b = next((a, b) for a, b in clusters if any(i not in leaves for i in range(a, b)))
+            raise LedgerIntegrityError(f"events {a + 1}..{b} are not all there")
+        return found, leaves
 
 
 def _level(start: int, end: int) -> int:

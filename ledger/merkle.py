@@ -84,8 +84,14 @@ def root_from_frontier(frontier: Sequence[bytes]) -> bytes:
 
 
 def tree_root(leaf_hashes: Iterable[bytes]) -> bytes:
-    """MTH of the tree with these leaf hashes, built incrementally."""
-    return root_from_frontier(extend(0, [], leaf_hashes, keep_from_level=64)[1])
+    """MTH of the tree with these leaf hashes, a level at a time: a row's odd last node is
+    carried up as it is, which gives RFC 9162's split at the largest power of two."""
+    sha256 = hashlib.sha256  # node_hash, inline
+    row = list(leaf_hashes)
+    while len(row) > 1:
+        paired = [sha256(b"\x01" + row[i - 1] + row[i]).digest() for i in range(1, len(row), 2)]
+        row = [*paired, row[-1]] if len(row) & 1 else paired
+    return row[0] if row else EMPTY_ROOT
 
 
 def perfect_ranges(start: int, end: int) -> list[Range]:

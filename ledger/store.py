@@ -46,6 +46,8 @@ MAX_ATTEMPTS = 100
 IN_LIST = 500
 """Values bound in one `IN (...)` list, well under every SQLite build's variable limit."""
 
+_EVENT_ROW = -1
+"""The level `merkle_inputs` gives an event's row, below every Merkle node's."""
 _ROW = "SELECT position, stream, version, type, canonical, hash FROM ledger_events "
 _CHECKPOINT = "SELECT size, previous, root, note, sealed_at, frontier FROM ledger_checkpoints "
 INSERT_CHECKPOINT = "INSERT INTO ledger_checkpoints VALUES (?, ?, ?, ?, ?, ?)"
@@ -272,16 +274,6 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         rows = self._fetchall(_ROW + "WHERE position > ? ORDER BY position LIMIT ?", (after, limit))
         return [r for r in rows if upto is None or r[0] <= upto]
 
-    def select_canonical(self, after: int, upto: int) -> list[tuple[int, bytes]]:
-        """Position and canonical bytes of the events with after < position <= upto, in
-        position order: what their leaf hashes are made of, and nothing else."""
-        rows = self._fetchall(
-            "SELECT position, canonical FROM ledger_events WHERE position > ? "
-            "ORDER BY position LIMIT ?",
-            (after, upto - after),
-        )
-        return [(position, _bytes(canonical)) for position, canonical in rows]
-
     def select_stream(self, stream: str) -> list[StoredRow]:
         rows = self._fetchall(_ROW + "WHERE stream = ? ORDER BY version", (stream,))
         return [stored_row(r) for r in rows]
@@ -342,19 +334,38 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         rows = self._fetchall(_CHECKPOINT + "WHERE size > ? ORDER BY size LIMIT ?", (after, limit))
         return [Checkpoint.from_row(r) for r in rows]
 
-    def node_hashes(self, keys: Sequence[tuple[int, int]]) -> dict[tuple[int, int], bytes]:
-        """The stored Merkle nodes at these (level, index) keys, by key: one primary-key lookup
-        each (a list of equalities: against a VALUES list PostgreSQL scans the whole table)."""
-        found: dict[tuple[int, int], bytes] = {}
-        for i in range(0, len(keys), IN_LIST // 2):
-            chunk = keys[i : i + IN_LIST // 2]
-            rows = self._fetchall(
+    def merkle_inputs(
+        self, nodes: Sequence[tuple[int, int]], leaves: Sequence[tuple[int, int]]
+    ) -> tuple[dict[tuple[int, int], bytes], list[tuple[int, bytes]]]:
+        """The stored Merkle nodes at these (level, index) keys, by key, and the position and
+        canonical bytes of the events with leaf indexes in these [start, end) ranges, in one
+        read: a proof asks for both, and each round trip costs a server more than the rows.
+        Nodes by a list of primary-key equalities (against a VALUES list PostgreSQL scans
+        the whole table); events by one index range each."""
+        parts: list[str] = []
+        params: list[int] = []
+        if nodes:
+            parts.append(
                 "SELECT level, idx, hash FROM ledger_merkle_nodes WHERE "
-                + " OR ".join(["(level = ? AND idx = ?)"] * len(chunk)),
-                [value for key in chunk for value in key],
+                + " OR ".join(["(level = ? AND idx = ?)"] * len(nodes))
             )
-            found.update({(level, idx): _bytes(h) for level, idx, h in rows})
-        return found
+            params.extend(value for key in nodes for value in key)
+        for start, end in leaves:
+            parts.append(
+                f"SELECT {_EVENT_ROW}, position, canonical FROM ledger_events "
+                "WHERE position > ? AND position <= ?"
+            )
+            params.extend((start, end))
+        if not parts:
+            return {}, []
+        found: dict[tuple[int, int], bytes] = {}
+        events: list[tuple[int, bytes]] = []
+        for level, idx, value in self._fetchall(" UNION ALL ".join(parts), params):
+            if level == _EVENT_ROW:
+                events.append((idx, _bytes(value)))
+            else:
+                found[level, idx] = _bytes(value)
+        return found, events
 
     def select_nodes(self, level: int, first: int, last: int) -> list[NodeRow]:
         """The stored Merkle nodes of one level with first <= index <= last."""
