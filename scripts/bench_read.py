@@ -1,12 +1,13 @@
 """The public read path beside `/healthz` on the same server (issue 31, deliverable 6), at each
 ledger size asked: `wrk` (Debian's, C, one thread) sends public reads (leaderboard, run page,
-evidence, inclusion proof, in turn) for some seconds, then `/healthz` as long, on 16 kept-alive
-loopback connections, to `argusic serve` over the demo ledger with that many runs ingested and
-published, a cycle of 1,000 runs a month (a leaderboard the same size at every size); then the
-same reads while another process ingests runs and publishes them; then the reads and `/healthz`
-again against `argusic serve --workers 2`. Printed side by side with the targets: reads at >= 0.8
-of `/healthz`'s requests/s with a p99 at most 2x its, that ratio flat (within 10 %) from the
-smallest size to the largest, the mixed load at >= 0.6, two workers at >= 1.6x one.
+evidence, inclusion proof, in turn) and `/healthz` on 16 kept-alive loopback connections to
+`argusic serve` and to `argusic serve --workers 2`, both over the demo ledger with that many
+runs ingested and published, a cycle of 1,000 runs a month (a leaderboard the same size at every
+size); each path on each server for some seconds in all, in rounds taken in turn; then the same
+reads while another process ingests runs and publishes them. Printed side by side with the
+targets: reads at >= 0.8 of `/healthz`'s requests/s with a p99 at most 2x its, that ratio flat
+(within 10 %) from the smallest size to the largest, the mixed load at >= 0.6, two workers at
+>= 1.6x one.
 
 The client is `wrk`, not Python: a Python client (httpx) spent a core of the two on reading the
 answers, so the bench measured the client, and two workers could not be told from one
@@ -28,6 +29,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import NamedTuple
 from urllib.parse import parse_qs, urlsplit
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
@@ -54,6 +56,8 @@ RUNS_PER_INGEST = 150
 MIXED_SECONDS = 60
 WARM_UP_SECONDS = 600
 WARM_UP_ROUND = 3
+ROUNDS = 5
+"""Rounds each measurement is taken in, in turn with the others (`interleaved`)."""
 WARM_MS = 1_000
 """The slowest answer of a warm server's round: every view already made."""
 WARM_ANSWERS = 10
@@ -104,10 +108,22 @@ def paths(publications: Publications, kinds: list[str], seed: int) -> list[str]:
     return listed
 
 
-def wrk(origin: str, sent: list[str], seconds: int, connections: int) -> dict[str, float]:
+Latencies = list[tuple[int, int]]
+"""What wrk recorded: each latency in microseconds, and how many answers took it."""
+
+
+class Round(NamedTuple):
+    """One wrk run: the answers received, over how many seconds, and their latencies."""
+
+    requests: int
+    seconds: float
+    latencies: Latencies
+
+
+def wrk(origin: str, sent: list[str], seconds: int, connections: int) -> Round:
     """`sent` in turn from wrk's one thread on `connections` kept-alive connections for
-    `seconds`: requests, requests/s, median, 99th percentile and slowest latencies. The bench
-    stops on any answer that is not a 200 and on any connection that failed."""
+    `seconds`. The bench stops on any answer that is not a 200 and on any connection that
+    failed."""
     with tempfile.NamedTemporaryFile("w", suffix=".paths") as listed:
         listed.write("\n".join(sent) + "\n")
         listed.flush()
@@ -124,13 +140,35 @@ def wrk(origin: str, sent: list[str], seconds: int, connections: int) -> dict[st
         )
     measured = json.loads(done.stdout.splitlines()[-1])
     if measured["not_2xx_3xx"] or measured["transport_errors"]:
-        sys.exit(f"wrk: answers not 200 or connections failed: {measured}")
+        failed = {k: v for k, v in measured.items() if k != "latencies"}
+        sys.exit(f"wrk: answers not 200 or connections failed: {failed}")
+    latencies = [(value, count) for value, count in measured["latencies"]]
+    return Round(measured["requests"], measured["seconds"], latencies)
+
+
+def percentile(latencies: Latencies, share: float) -> float:
+    """The latency (ms) within which `share` of the answers came."""
+    ordered = sorted(latencies)
+    wanted = share * sum(count for _, count in ordered)
+    seen = 0
+    for value, count in ordered:
+        seen += count
+        if seen >= wanted:
+            return value / 1000
+    return 0.0
+
+
+def summary(rounds: list[Round]) -> dict[str, float]:
+    """Rounds of one path on one server as one measurement: requests, requests/s, median,
+    99th percentile and slowest latencies over them all."""
+    requests = sum(r.requests for r in rounds)
+    latencies = [recorded for r in rounds for recorded in r.latencies]
     return {
-        "requests": measured["requests"],
-        "requests_per_second": round(measured["requests"] / measured["seconds"], 1),
-        "p50_ms": measured["p50_us"] / 1000,
-        "p99_ms": measured["p99_us"] / 1000,
-        "max_ms": measured["max_us"] / 1000,
+        "requests": requests,
+        "requests_per_second": round(requests / sum(r.seconds for r in rounds), 1),
+        "p50_ms": percentile(latencies, 0.5),
+        "p99_ms": percentile(latencies, 0.99),
+        "max_ms": max((value for value, _ in latencies), default=0) / 1000,
     }
 
 
@@ -144,20 +182,34 @@ def warm_up(origin: str, publications: Publications, connections: int) -> None:
     while time.perf_counter() < deadline:
         seed -= 1  # the measured rounds' seeds are positive: their proofs not made here
         asked = paths(publications, [*READS, "healthz"], seed)
-        answered = wrk(origin, asked, WARM_UP_ROUND, connections)
+        answered = summary([wrk(origin, asked, WARM_UP_ROUND, connections)])
         if answered["requests"] >= WARM_ANSWERS * connections and answered["max_ms"] < WARM_MS:
             return
     sys.exit(f"the server was still making answers after {WARM_UP_SECONDS} s of warm-up")
 
 
-def side_by_side(
-    origin: str, publications: Publications, seconds: int, connections: int
-) -> dict[str, dict[str, float]]:
-    """`/healthz`, then the public reads, each for `seconds` on the same connections."""
-    warm_up(origin, publications, connections)
+def interleaved(
+    servers: dict[str, str], publications: Publications, seconds: int, connections: int
+) -> dict[str, dict[str, dict[str, float]]]:
+    """For each server (name: origin), `/healthz` and the public reads, each for `seconds` in
+    all, in `ROUNDS` rounds taken in turn: on a shared VM whose speed drifts by a fifth within
+    a minute, figures measured one after the other compared the drift, not the paths."""
+    for origin in servers.values():
+        warm_up(origin, publications, connections)
+    measured: dict[tuple[str, str], list[Round]] = {}
+    seed = 0
+    for _ in range(ROUNDS):
+        for name, origin in servers.items():
+            seed += 1  # each round's proofs new to the server
+            for path, sent in (
+                ("healthz", ["/healthz"]),
+                ("reads", paths(publications, READS, seed)),
+            ):
+                answered = wrk(origin, sent, max(1, seconds // ROUNDS), connections)
+                measured.setdefault((name, path), []).append(answered)
     return {
-        "healthz": wrk(origin, ["/healthz"], seconds, connections),
-        "reads": wrk(origin, paths(publications, READS, seed=1), seconds, connections),
+        name: {path: summary(measured[name, path]) for path in ("healthz", "reads")}
+        for name in servers
     }
 
 
@@ -192,12 +244,14 @@ def measure(backend: str, runs: int, seconds: int, connections: int) -> dict[str
         vacuumed(env["ARGUSIC_DATABASE_URL"])
         writer.runs = RUNS_PER_INGEST
         pubs = writer.publications
-        with serving(env) as origin:
-            one = side_by_side(origin, pubs, seconds, connections)
+        with serving(env) as single, serving(env, None, "--workers", "2") as double:
+            measured = interleaved(
+                {"one_worker": single, "two_workers": double}, pubs, seconds, connections
+            )
             with writer.running(rounds=1_000):
-                one["mixed"] = wrk(origin, paths(pubs, READS, seed=2), MIXED_SECONDS, connections)
-        with serving(env, None, "--workers", "2") as origin:
-            two = side_by_side(origin, pubs, seconds, connections)
+                mixed = wrk(single, paths(pubs, READS, seed=0), MIXED_SECONDS, connections)
+        one, two = measured["one_worker"], measured["two_workers"]
+        one["mixed"] = summary([mixed])
     return {
         "backend": backend,
         "runs": runs,
