@@ -42,11 +42,12 @@ def stop(process: subprocess.Popen[bytes]) -> None:
 
 @contextmanager
 def server_process(
-    env: dict[str, str], log: Path | None = None, *options: str
+    env: dict[str, str], log: Path | None = None, *options: str, start_seconds: float = 60
 ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """`argusic serve` on a free port of 127.0.0.1 over the ledger `env` names, with `options`
     (`--read-only`, `--workers 2`), its log lines written to `log` if given: the process and its
-    address, stopped at the end unless it ended first."""
+    address once it answers (within `start_seconds`: it folds the read model first), stopped at
+    the end unless it ended first."""
     port = free_port()
     with open(log or os.devnull, "ab") as stderr:
         server = subprocess.Popen(
@@ -58,7 +59,7 @@ def server_process(
         )
     try:
         address = f"http://127.0.0.1:{port}"
-        wait_for(f"{address}/healthz", server)
+        wait_for(f"{address}/healthz", server, start_seconds)
         yield server, address
     finally:
         if server.poll() is None:
@@ -66,7 +67,9 @@ def server_process(
 
 
 @contextmanager
-def serving(env: dict[str, str], log: Path | None = None, *options: str) -> Iterator[str]:
+def serving(
+    env: dict[str, str], log: Path | None = None, *options: str, start_seconds: float = 60
+) -> Iterator[str]:
     """`server_process`'s address."""
-    with server_process(env, log, *options) as (_, address):
+    with server_process(env, log, *options, start_seconds=start_seconds) as (_, address):
         yield address
