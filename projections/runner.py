@@ -1,5 +1,7 @@
 """Materialised read models: stored with the position they were applied up to, caught up
-by pulling the ledger (no subscription, so SQLite and PostgreSQL behave the same)."""
+by pulling the ledger (no subscription, so SQLite and PostgreSQL behave the same). A model is
+stored at the latest approved position rather than at the head where it can be: a public
+reader starts from that position (docs/scale.md, "The public read path")."""
 
 from __future__ import annotations
 
@@ -8,6 +10,7 @@ from typing import Generic
 
 import msgspec
 
+from domain.events import PublicationApproved, streams
 from ledger.codec import encode_json
 from ledger.collector import collector_paused
 from ledger.ledger import Ledger
@@ -53,12 +56,32 @@ class ReadModel(Generic[M]):
     def _advance(
         self, position: int, model: M, progress: Callable[[int], None] | None
     ) -> tuple[int, M]:
+        """The model folded on from `position` to the head; stored, by a writer, at the head or
+        at the latest approved position (`_kept_at`), unless it is stored there already."""
         head = self.ledger.size()
+        kept = self._kept_at(position, head) if self.ledger.writes else head
+        model = self._folded(model, position, kept, progress)
+        if self.ledger.writes and not position == kept < head:
+            self.ledger.recorder.save_projection(self.projection.name, kept, encode_json(model))
+        return head, self._folded(model, kept, head, progress)
+
+    def _kept_at(self, after: int, head: int) -> int:
+        """Where a model folded on from `after` is stored: at the position the latest approval
+        recorded since approves, when that is not before `after` (the stored model is then
+        where a public reader starts, instead of a fold from the ledger's start); else at the
+        head. Whether the approval's signer may publish is no matter here: any position's
+        model is the fold up to it."""
+        approvals = [
+            recorded.event.position
+            for recorded in self.ledger.stream(streams.PUBLICATION)
+            if recorded.position > after and isinstance(recorded.event, PublicationApproved)
+        ]
+        return approvals[-1] if approvals and after <= approvals[-1] <= head else head
+
+    def _folded(self, model: M, after: int, upto: int, progress: Callable[[int], None] | None) -> M:
         with collector_paused():
-            for recorded in self.ledger.events(position, head):
+            for recorded in self.ledger.events(after, upto):
                 model = self.projection.apply(model, recorded)
                 if progress and recorded.position % 10_000 == 0:
                     progress(recorded.position)
-        if self.ledger.writes:
-            self.ledger.recorder.save_projection(self.projection.name, head, encode_json(model))
-        return head, model
+        return model

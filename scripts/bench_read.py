@@ -28,6 +28,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from contextlib import ExitStack
 from pathlib import Path
 from typing import NamedTuple
 from urllib.parse import parse_qs, urlsplit
@@ -247,10 +248,13 @@ def measure(backend: str, runs: int, seconds: int, connections: int) -> dict[str
         vacuumed(env["ARGUSIC_DATABASE_URL"])
         writer.runs = RUNS_PER_INGEST
         pubs = writer.publications
-        with (
-            serving(env, start_seconds=START_SECONDS) as single,
-            serving(env, None, "--workers", "2", start_seconds=START_SECONDS) as double,
-        ):
+        with ExitStack() as servers:
+            started = time.perf_counter()
+            single = servers.enter_context(serving(env, start_seconds=START_SECONDS))
+            start_seconds = round(time.perf_counter() - started, 1)
+            double = servers.enter_context(
+                serving(env, None, "--workers", "2", start_seconds=START_SECONDS)
+            )
             measured = interleaved(
                 {"one_worker": single, "two_workers": double}, pubs, seconds, connections
             )
@@ -263,6 +267,7 @@ def measure(backend: str, runs: int, seconds: int, connections: int) -> dict[str
         "runs": runs,
         "events": size,
         "fill_seconds": round(filled, 1),
+        "server_start_seconds": start_seconds,
         "one_worker": one,
         "two_workers": two,
         "reads_to_healthz": ratio_to_healthz(one, "reads"),

@@ -161,8 +161,9 @@ def trace_command(session: Session, run_id: str, as_json: bool) -> None:
 @json_option
 @pass_session
 def rebuild_command(session: Session, as_json: bool) -> None:
-    """Fold the methodology read model from position 0 again and store it; the same ledger
-    always gives the same bytes (their SHA-256 is printed)."""
+    """Fold the methodology read model from position 0 again and store it (at the latest
+    approved position, where a server starts); the same ledger always gives the same bytes at
+    the head (their SHA-256 is printed)."""
     ledger = session.argusic.ledger
     with progress_bar("rebuilding", ledger.size()) as progress:
         report = rebuild(ledger, progress)

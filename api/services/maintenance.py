@@ -32,8 +32,9 @@ class RebuildReport(msgspec.Struct, frozen=True, kw_only=True):
 
 
 def rebuild(ledger: Ledger, progress: Progress = None) -> RebuildReport:
-    """Fold the methodology read model from position 0 again and store it; the same ledger
-    always gives the same bytes (their SHA-256 is reported)."""
+    """Fold the methodology read model from position 0 again and store it (at the latest
+    approved position: `ReadModel`); the same ledger always gives the same bytes at the head
+    (their SHA-256 is reported)."""
     read_model = ReadModel(ledger, MethodologyProjection())
     position, model = read_model.rebuild(progress)
     digest = hashlib.sha256(encode_json(model)).hexdigest()

@@ -8,6 +8,7 @@ from itertools import islice
 import pytest
 
 from api.wiring import Settings
+from domain.events import PublicationApproved
 from ledger import codec
 from ledger import ledger as ledger_module
 from ledger.codec import encode_json
@@ -59,12 +60,18 @@ def test_a_rebuild_stores_the_bytes_of_the_event_by_event_fold(
 def assert_rebuilt_as_folded(
     ledger: Ledger, projection: Projection[M], expected: list[RecordedEvent]
 ) -> None:
-    folded = projection.initial()
+    """The rebuilt model is the fold to the head, stored at the latest approved position."""
+    approved = [r.event.position for r in expected if isinstance(r.event, PublicationApproved)]
+    folded, at_approval = projection.initial(), None
     for recorded in expected:
+        if recorded.position == approved[-1] + 1:
+            at_approval = encode_json(folded)
         folded = projection.apply(folded, recorded)
-    position, _ = ReadModel(ledger, projection).rebuild()
+    position, model = ReadModel(ledger, projection).rebuild()
+    assert position == expected[-1].position
+    assert encode_json(model) == encode_json(folded), projection.name
     stored = ledger.recorder.load_projection(projection.name)
-    assert stored == (position, encode_json(folded)), projection.name
+    assert stored == (approved[-1], at_approval), projection.name
 
 
 def test_a_read_stopped_half_way_leaves_the_ledger_readable(
