@@ -129,11 +129,12 @@ def tune_collector() -> None:
 
 
 def settle(argusic: Argusic) -> None:
-    """A server's start: the public reader's states folded before the first request, the head's
-    and the latest approved position's (each a fold of the ledger: a minute at 100,000 runs),
-    then all the process holds so far moved out of the cyclic collector's sight (`gc.freeze`),
-    as it lives as long as the process and holds no cycle: each later pass of the collector
-    would scan it again. With the database away, the first read folds instead."""
+    """A server's start: the public reader's states made before the first request, the latest
+    approved position's and the head's (from the model stored at that position, the head's
+    folding on the events since), then all the process holds so far moved out of the cyclic
+    collector's sight (`gc.freeze`), as it lives as long as the process and holds no cycle:
+    each later pass of the collector would scan it again. With the database away, the first
+    read folds instead."""
     try:
         approved = argusic.public.published_position()
         argusic.public.reader.look(lambda _state, _at: None, approved)

@@ -38,8 +38,14 @@ def run_evidence(
         "ETag": f'"{copy.served_sha256}"',
     }
     return Stream(
-        evidence_store.read(copy.served_sha256), media_type=copy.media_type, headers=headers
+        evidence_store.read(copy.served_sha256), media_type=_typed(copy.media_type), headers=headers
     )
+
+
+def _typed(media_type: str) -> str:
+    """The media type as litestar is given it: it names `charset=utf-8` after every `text/`
+    type itself, so one that names it already would name it twice."""
+    return media_type.partition(";")[0] if media_type.startswith("text/") else media_type
 
 
 @get("/instructions/{sha256:str}", sync_to_thread=True, responses=problems(404, 503))
@@ -53,7 +59,7 @@ def instructions(
     published = methodology.instructions(sha256)
     return Stream(
         evidence_store.read(published.sha256),
-        media_type="text/markdown; charset=utf-8",
+        media_type="text/markdown",
         headers={"X-Argusic-SHA256": published.sha256, "ETag": f'"{published.sha256}"'},
     )
 

@@ -335,6 +335,7 @@ def test_the_served_copy_is_tagged_with_its_sha256_for_304_and_head(
     plain = {"accept-encoding": "identity"}
     answer = client.get("/runs/r1/evidence/log", headers=plain)
     assert answer.headers["etag"] == f'"{sha256(answer.content)}"'
+    assert answer.headers["content-type"] == "text/plain; charset=utf-8"
     held = client.get(
         "/runs/r1/evidence/log", headers={**plain, "if-none-match": answer.headers["etag"]}
     )

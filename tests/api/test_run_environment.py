@@ -52,7 +52,7 @@ def test_the_run_page_shows_the_environment_and_links_the_instructions(
     assert public.get("/runs/o-agent-b-0").json()["instructions_sha256"] is None
     served = public.get(f"/instructions/{SHA}")
     assert (served.status_code, served.content) == (200, INSTRUCTIONS)
-    assert served.headers["content-type"].startswith("text/markdown")
+    assert served.headers["content-type"] == "text/markdown; charset=utf-8"
     assert public.get(f"/instructions/{'0' * 64}").status_code == 404
     page = public.get("/runs/o-agent-a-0", headers={"accept": "text/html"}).text
     assert f'href="/instructions/{SHA}"' in page
