@@ -55,7 +55,6 @@ def extend(
     Built a level at a time, pairing the whole row at once: the same hashes as leaf by leaf,
     with the interpreter's work per row rather than per node.
     """
-    sha256 = hashlib.sha256  # node_hash, inline
     waiting = dict(zip(frontier_levels(size), frontier, strict=True))
     row, first, level = list(leaf_hashes), size, 0
     size += len(row)
@@ -66,7 +65,7 @@ def extend(
             first -= 1
         if len(row) & 1:
             waiting[level] = row.pop()
-        row = [sha256(b"\x01" + row[i] + row[i + 1]).digest() for i in range(0, len(row), 2)]
+        row = _paired(row)
         first, level = first >> 1, level + 1
         if level >= keep_from_level:
             completed += ((level, first + i, node) for i, node in enumerate(row))
@@ -86,12 +85,17 @@ def root_from_frontier(frontier: Sequence[bytes]) -> bytes:
 def tree_root(leaf_hashes: Iterable[bytes]) -> bytes:
     """MTH of the tree with these leaf hashes, a level at a time: a row's odd last node is
     carried up as it is, which gives RFC 9162's split at the largest power of two."""
-    sha256 = hashlib.sha256  # node_hash, inline
     row = list(leaf_hashes)
     while len(row) > 1:
-        paired = [sha256(b"\x01" + row[i - 1] + row[i]).digest() for i in range(1, len(row), 2)]
-        row = [*paired, row[-1]] if len(row) & 1 else paired
+        row = [*_paired(row), row[-1]] if len(row) & 1 else _paired(row)
     return row[0] if row else EMPTY_ROOT
+
+
+def _paired(row: Sequence[bytes]) -> list[bytes]:
+    """The parents of a row's nodes taken two by two (an odd last one left out): node_hash,
+    inline, with the interpreter's work per row rather than per node."""
+    sha256 = hashlib.sha256
+    return [sha256(b"\x01" + row[i - 1] + row[i]).digest() for i in range(1, len(row), 2)]
 
 
 def perfect_ranges(start: int, end: int) -> list[Range]:
