@@ -17,6 +17,9 @@ import pytest
 
 ARGUSIC = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "argusic")
 
+TCP_LISTEN = "0A"
+"""A listening socket's state in /proc/net/tcp."""
+
 
 def free_port() -> int:
     with socket.socket() as s:
@@ -46,8 +49,8 @@ def server_process(
 ) -> Iterator[tuple[subprocess.Popen[bytes], str]]:
     """`argusic serve` on a free port of 127.0.0.1 over the ledger `env` names, with `options`
     (`--read-only`, `--workers 2`), its log lines written to `log` if given: the process and its
-    address once it answers (within `start_seconds`: it folds the read model first), stopped at
-    the end unless it ended first."""
+    address once every worker listens (within `start_seconds`: each folds the read model first),
+    stopped at the end unless it ended first."""
     port = free_port()
     with open(log or os.devnull, "ab") as stderr:
         server = subprocess.Popen(
@@ -59,11 +62,34 @@ def server_process(
         )
     try:
         address = f"http://127.0.0.1:{port}"
+        deadline = time.monotonic() + start_seconds
         wait_for(f"{address}/healthz", server, start_seconds)
+        wait_for_listeners(port, workers_in(options), server, deadline)
         yield server, address
     finally:
         if server.poll() is None:
             stop(server)
+
+
+def workers_in(options: tuple[str, ...]) -> int:
+    return int(options[options.index("--workers") + 1]) if "--workers" in options else 1
+
+
+def wait_for_listeners(
+    port: int, count: int, process: subprocess.Popen[bytes], deadline: float
+) -> None:
+    """Until `count` sockets listen on `port` (Linux's /proc): one worker answering does not mean
+    all do, and until a worker's socket listens the kernel hands every connection to the others."""
+    while listeners_on(port) < count:
+        assert process.poll() is None, "the server exited"
+        if time.monotonic() > deadline:
+            pytest.fail(f"fewer than {count} sockets listened on port {port}")
+        time.sleep(0.1)
+
+
+def listeners_on(port: int) -> int:
+    rows = (line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:])
+    return sum(int(row[1].split(":")[1], 16) == port and row[3] == TCP_LISTEN for row in rows)
 
 
 @contextmanager
