@@ -1,4 +1,6 @@
-"""structlog on stderr: JSON lines when not on a terminal (or when asked), readable otherwise."""
+"""structlog on stderr: JSON lines when not on a terminal (or when asked), readable otherwise.
+The standard library's records (uvicorn's, the libraries') go through the same renderer, so a
+server's log is one format, line by line."""
 
 from __future__ import annotations
 
@@ -26,14 +28,30 @@ def configure(log_format: str | None) -> None:
             structlog.processors.JSONRenderer(),
         ]
     )
+    stamped: list[structlog.types.Processor] = [
+        structlog.processors.add_log_level,
+        structlog.processors.TimeStamper(fmt="iso", utc=True),
+    ]
     structlog.configure(
-        processors=[
-            structlog.contextvars.merge_contextvars,
-            structlog.processors.add_log_level,
-            structlog.processors.TimeStamper(fmt="iso", utc=True),
-            *renderers,
-        ],
+        processors=[structlog.contextvars.merge_contextvars, *stamped, *renderers],
         wrapper_class=structlog.make_filtering_bound_logger(logging.INFO),
         logger_factory=structlog.PrintLoggerFactory(file=sys.stderr),
         cache_logger_on_first_use=True,
     )
+    _route_standard_logging(stamped, renderers)
+
+
+def _route_standard_logging(
+    stamped: list[structlog.types.Processor], renderers: list[structlog.types.Processor]
+) -> None:
+    """The root logger's one handler renders as structlog does, naming the record's logger."""
+    handler = logging.StreamHandler(sys.stderr)
+    handler.setFormatter(
+        structlog.stdlib.ProcessorFormatter(
+            foreign_pre_chain=[structlog.stdlib.add_logger_name, *stamped],
+            processors=[structlog.stdlib.ProcessorFormatter.remove_processors_meta, *renderers],
+        )
+    )
+    root = logging.getLogger()
+    root.handlers = [handler]
+    root.setLevel(logging.INFO)

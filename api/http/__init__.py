@@ -72,6 +72,7 @@ def create_app(argusic: Argusic) -> Litestar:
         request_class=BoundedRequest,
         before_send=[secured],
         before_request=checked,
+        logging_config=None,  # the CLI routes every record through structlog (api/cli/logs.py)
     )
     documented(app)
     # The limits guard every request, routed or not (litestar's own middleware runs only on a

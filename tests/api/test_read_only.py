@@ -5,6 +5,7 @@ every write, as a hot standby does. `--workers N` runs N server processes."""
 
 from __future__ import annotations
 
+import json
 import os
 import signal
 import uuid
@@ -161,15 +162,21 @@ def test_serve_read_only_with_workers_on_a_database_refusing_writes_with_no_sign
     assert not (tmp_path / "reader-home").exists()
 
 
-def test_serve_with_workers_on_the_primary_takes_actions(
+def test_serve_with_workers_on_the_primary_takes_actions_and_logs_json_lines(
     ledger: Ledger, cli_env: dict[str, str], tmp_path: Path
 ) -> None:
+    """Actions are judged on a primary; every line the server logs, uvicorn's included, is one
+    JSON object (the house's log format off a terminal), naming the logger it came from."""
     with serving(cli_env, tmp_path / "server.log", "--workers", "2") as address:
         for _ in range(4):
             assert httpx.get(f"{address}/healthz").status_code == 200
             refused = httpx.post(f"{address}/operator/actions", json={})
             assert refused.status_code == 400, refused.text  # judged, not refused as a reader
-    assert (tmp_path / "server.log").read_text().count("Started server process") == 2
+    lines = [json.loads(line) for line in (tmp_path / "server.log").read_text().splitlines()]
+    started = [line for line in lines if line["event"].startswith("Started server process")]
+    assert [line["logger"] for line in started] == ["uvicorn.error"] * 2
+    accessed = [line["event"] for line in lines if line.get("logger") == "uvicorn.access"]
+    assert sum('"POST /operator/actions HTTP/1.1" 400' in event for event in accessed) == 4
 
 
 def established_on(pid: int, port: int) -> int:
