@@ -4,7 +4,8 @@ evidence, inclusion proof, in turn) and `/healthz` on 16 kept-alive loopback con
 `argusic serve` and to `argusic serve --workers 2`, both over the demo ledger with that many
 runs ingested and published, a cycle of 1,000 runs a month (a leaderboard the same size at every
 size); each path on each server for some seconds in all, in rounds taken in turn; then the same
-reads while another process ingests runs and publishes them. Printed side by side with the
+reads while another process ingests runs and publishes them, in rounds taken in turn with
+`/healthz` rounds during which that process is stopped. Printed side by side with the
 targets: reads at >= 0.8 of `/healthz`'s requests/s with a p99 at most 2x its, that ratio flat
 (within 10 %) from the smallest size to the largest, the mixed load at >= 0.6, two workers at
 >= 1.6x one.
@@ -24,6 +25,7 @@ import json
 import os
 import platform
 import random
+import signal
 import subprocess
 import sys
 import tempfile
@@ -55,6 +57,9 @@ RUNS_PER_SET = 3
 RUNS_PER_INGEST = 150
 """Runs per ingest (and approval) while the mixed load runs, as `bench_load.py`'s writer."""
 MIXED_SECONDS = 60
+MIXED_HEALTHZ_SECONDS = 3
+MIXED_SEEDS = 1_000
+"""The mixed rounds' first seed, past the interleaved rounds': their proofs new to the server."""
 WARM_UP_SECONDS = 600
 START_SECONDS = 900
 """How long a server may take to start: it makes the latest approved position's state first
@@ -218,6 +223,26 @@ def interleaved(
     }
 
 
+def mixed_load(origin: str, writer: Monthly, connections: int) -> tuple[list[Round], list[Round]]:
+    """`/healthz` alone and the public reads while `writer` ingests and publishes, in `ROUNDS`
+    rounds taken in turn, `MIXED_SECONDS` of reads in all: the writer is stopped (SIGSTOP)
+    while `/healthz` is measured, so that both are measured in the same minute and `/healthz`
+    on a server that has the cores to itself, as in `interleaved`."""
+    healthz: list[Round] = []
+    reads: list[Round] = []
+    with writer.running(rounds=1_000) as child:
+        assert child.pid is not None
+        for n in range(ROUNDS):
+            os.kill(child.pid, signal.SIGSTOP)
+            try:
+                healthz.append(wrk(origin, ["/healthz"], MIXED_HEALTHZ_SECONDS, connections))
+            finally:
+                os.kill(child.pid, signal.SIGCONT)
+            sent = paths(writer.publications, READS, seed=MIXED_SEEDS + n)
+            reads.append(wrk(origin, sent, MIXED_SECONDS // ROUNDS, connections))
+    return healthz, reads
+
+
 def vacuumed(url: str) -> None:
     """The filled ledger's tables vacuumed and analysed, as autovacuum leaves a database that
     has been in use: else it does so during the measurements, on one of the two cores."""
@@ -259,10 +284,9 @@ def measure(backend: str, runs: int, seconds: int, connections: int) -> dict[str
             measured = interleaved(
                 {"one_worker": single, "two_workers": double}, pubs, seconds, connections
             )
-            with writer.running(rounds=1_000):
-                mixed = wrk(single, paths(pubs, READS, seed=0), MIXED_SECONDS, connections)
+            healthz_between, mixed = mixed_load(single, writer, connections)
         one, two = measured["one_worker"], measured["two_workers"]
-        one["mixed"] = summary([mixed])
+        one["mixed"], one["healthz_between_mixed"] = summary(mixed), summary(healthz_between)
     return {
         "backend": backend,
         "runs": runs,
@@ -272,7 +296,7 @@ def measure(backend: str, runs: int, seconds: int, connections: int) -> dict[str
         "one_worker": one,
         "two_workers": two,
         "reads_to_healthz": ratio_to_healthz(one, "reads"),
-        "mixed_to_healthz": ratio_to_healthz(one, "mixed"),
+        "mixed_to_healthz": ratio(one["mixed"], one["healthz_between_mixed"]),
         "two_workers_to_one": {
             name: round(two[name]["requests_per_second"] / one[name]["requests_per_second"], 2)
             for name in ("reads", "healthz")
