@@ -12,6 +12,7 @@ from eventsourcing.persistence import InterfaceError, OperationalError
 from api.services.evidence import EvidenceIntake
 from api.services.json_input import MAX_DOCUMENT_BYTES, decoded, lines, shown_path
 from api.services.ports import Banners, EvidenceStore
+from api.services.reader import ProjectionReader
 from api.services.record_run import run_events
 from domain.cycles import AgentRecord, CycleRecord, open_cycle, register_agent
 from domain.editions import EditionRecord, draft_edition
@@ -21,7 +22,6 @@ from domain.runs import RunRecord
 from domain.state.methodology import Methodology
 from ledger.ledger import Ledger, NewEvent, RecordedEvent
 from projections.methodology import MethodologyProjection
-from projections.runner import ReadModel
 
 Record = EditionRecord | AgentRecord | CycleRecord | RunRecord
 _decoder = msgspec.json.Decoder(Record)
@@ -158,12 +158,20 @@ def no_banners(_: str) -> list[str]:
 
 
 def ingest(
-    ledger: Ledger, paths: Sequence[Path], store: EvidenceStore, banners: Banners = no_banners
+    ledger: Ledger,
+    paths: Sequence[Path],
+    store: EvidenceStore,
+    banners: Banners = no_banners,
+    reader: ProjectionReader[Methodology] | None = None,
 ) -> IngestReport:
     """Validate every record of every file, then append the events in batches of about 1,000
-    (each atomic, a record's events never split); one rejected record appends nothing."""
-    position = ledger.size()
-    state = ReadModel(ledger, MethodologyProjection()).as_of(position)
+    (each atomic, a record's events never split); one rejected record appends nothing.
+    Judged against the state at the head as `reader` has it: a long-lived caller's, folded on in
+    memory from one ingest to the next, or one made here, which starts from the stored model
+    and stores it on at the latest approval, so that the next ingest need not fold again what
+    this one did."""
+    reader = reader or ProjectionReader(ledger, MethodologyProjection())
+    position, state = reader.look(lambda state, at: (at, state))
     intake = Intake(position, state, EvidenceIntake(store, banners))
     rejections: list[RecordRejection] = []
     count = 0

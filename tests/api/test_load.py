@@ -103,13 +103,14 @@ class Writer:
         ids = [f"load-{number:03d}-{n:04d}" for n in range(self.runs)]
         path = self.folder / f"round-{number}.jsonl"
         path.write_text("".join(json.dumps(self.record(i, n)) + "\n" for n, i in enumerate(ids)))
-        ingest(ledger, [path], Argusic(self.settings, ledger).store)
-        return publish(ledger, self.settings.home, self._desk(ledger)), ids
+        desk = self._desk(ledger)
+        ingest(ledger, [path], Argusic(self.settings, ledger).store, reader=desk.reader)
+        return publish(ledger, self.settings.home, desk), ids
 
     def _desk(self, ledger: Ledger) -> ActionDesk:
         """One desk per ledger connection, kept from round to round as an operator's server keeps
-        its state: a fresh one would decode the stored read model at every approval (175 MB at
-        100,000 runs)."""
+        its state, its reader also the ingests': fresh ones would decode the stored read model
+        at every ingest and approval (175 MB at 100,000 runs)."""
         if self.desk is None or self.desk.ledger is not ledger:
             self.desk = action_desk(ledger)
         return self.desk
@@ -119,14 +120,15 @@ class Writer:
         self.publications.add(position, self.ingested)
 
     @contextmanager
-    def running(self, rounds: int) -> Iterator[BaseProcess]:
+    def running(self, rounds: int, every: float = 0) -> Iterator[BaseProcess]:
         """Rounds in a process of its own (forked: the clients' timings share no interpreter
         with it), each publication sent back as it is made, up to `rounds` or until the block
-        ends; the block is given that process."""
+        ends, a round begun at most every `every` seconds (back to back by default); the block
+        is given that process."""
         fork = multiprocessing.get_context("fork")
         received, sent = fork.Pipe(duplex=False)
         done = fork.Event()
-        child = fork.Process(target=self._rounds, args=(rounds, done, sent))
+        child = fork.Process(target=self._rounds, args=(rounds, every, done, sent))
         child.start()
         sent.close()
         listener = threading.Thread(target=self._listen, args=(received,))
@@ -139,13 +141,15 @@ class Writer:
             listener.join()
         assert child.exitcode == 0, "the writer failed (its traceback is on stderr)"
 
-    def _rounds(self, rounds: int, done: Any, sent: Connection) -> None:
+    def _rounds(self, rounds: int, every: float, done: Any, sent: Connection) -> None:
         ledger = open_ledger(self.settings)  # the parent's connections stay the parent's
         first = len(self.publications.positions) + 1
         for number in range(first, first + rounds):
+            begun = time.monotonic()
             if done.is_set():
                 break
             sent.send(self.round(ledger, number))
+            done.wait(begun + every - time.monotonic())  # no rounds made up after a pause
 
     def _listen(self, received: Connection) -> None:
         while True:

@@ -261,3 +261,29 @@ def test_a_new_public_reader_starts_from_the_model_stored_at_the_latest_approval
     stored = ledger.recorder.load_projection(MethodologyProjection.name)
     assert stored is not None
     assert stored[0] == second
+
+
+@pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
+def test_an_ingest_stores_the_model_at_the_latest_approval_for_the_next_to_start_from(
+    ledger: Ledger, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An ingest is a writer: it judges its records against the stored model folded on to the
+    head, and stores that model at the latest approval, so that a series of `argusic ingest`
+    commands does not fold the same events again at each one."""
+    world = World(ledger, tmp_path)
+    world.ingest([run("r-1", "octo/p", "agent-a", "100", day=10)])
+    first = publish(ledger, tmp_path)
+    world.ingest([run("r-2", "octo/p", "agent-a", "92", day=11)])
+    second = publish(ledger, tmp_path)
+    stored = ledger.recorder.load_projection(MethodologyProjection.name)
+    assert stored is not None
+    assert stored[0] == first  # the second approval was judged by a reader begun before it
+    world.ingest([run("r-3", "octo/p", "agent-a", "100", day=12)])
+    assert ledger.recorder.load_projection(MethodologyProjection.name) == (
+        second,
+        encode_json(fold(MethodologyProjection(), ledger.events(upto=second))),
+    )
+    head = ledger.size()
+    folded = folded_events(ledger, monkeypatch)
+    world.ingest([run("r-4", "octo/p", "agent-a", "92", day=13)])
+    assert folded == list(range(second + 1, head + 1))
