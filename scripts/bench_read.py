@@ -68,7 +68,7 @@ MIXED_SEEDS = 1_000
 WARM_UP_SECONDS = 600
 START_SECONDS = 900
 """How long a server may take to start: it makes the latest approved position's state first
-(13 s at 100,000 runs from the model stored there; a fold from the ledger's start, a minute or
+(13-16 s at 100,000 runs from the model stored there; a fold from the ledger's start, a minute or
 more, where none is)."""
 WARM_UP_ROUND = 3
 ROUNDS = 5
