@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import sys
+from typing import TextIO
 
 import structlog
 from structlog.dev import RichTracebackFormatter
@@ -41,11 +42,16 @@ def configure(log_format: str | None) -> None:
     _route_standard_logging(stamped, renderers)
 
 
+class _Rendered(logging.StreamHandler[TextIO]):
+    """The handler `configure` puts on the root logger: replaced when configured again, where a
+    handler of someone else's (a test's capture) stays."""
+
+
 def _route_standard_logging(
     stamped: list[structlog.types.Processor], renderers: list[structlog.types.Processor]
 ) -> None:
-    """The root logger's one handler renders as structlog does, naming the record's logger."""
-    handler = logging.StreamHandler(sys.stderr)
+    """A root handler that renders as structlog does, naming the record's logger."""
+    handler = _Rendered(sys.stderr)
     handler.setFormatter(
         structlog.stdlib.ProcessorFormatter(
             foreign_pre_chain=[structlog.stdlib.add_logger_name, *stamped],
@@ -53,5 +59,5 @@ def _route_standard_logging(
         )
     )
     root = logging.getLogger()
-    root.handlers = [handler]
+    root.handlers = [h for h in root.handlers if not isinstance(h, _Rendered)] + [handler]
     root.setLevel(logging.INFO)

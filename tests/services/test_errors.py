@@ -88,6 +88,7 @@ def test_a_stray_builtin_error_is_a_logged_500(
 
 
 LOGGED_ERROR = """
+import logging
 import structlog
 from api.cli import logs
 
@@ -100,14 +101,20 @@ def judge(run_id):
 try:
     judge("r1")
 except KeyError as e:
-    structlog.get_logger().error("unexpected error", exc_info=e)
+    {log}.error("unexpected error", exc_info=e)
 """
+LOGGERS = {
+    "structlog": "structlog.get_logger()",
+    "uvicorn.error": "logging.getLogger('uvicorn.error')",
+}
+"""Ours, and a library's through the standard library (uvicorn's, as an ASGI error is)."""
 
 
+@pytest.mark.parametrize("logger", LOGGERS)
 @pytest.mark.parametrize("fmt", ["json", "console"])
-def test_a_logged_error_shows_its_frames_and_never_their_locals(fmt: str) -> None:
+def test_a_logged_error_shows_its_frames_and_never_their_locals(fmt: str, logger: str) -> None:
     done = subprocess.run(
-        [sys.executable, "-c", LOGGED_ERROR.format(fmt=fmt)],
+        [sys.executable, "-c", LOGGED_ERROR.format(fmt=fmt, log=LOGGERS[logger])],
         capture_output=True,
         text=True,
         check=True,
@@ -120,3 +127,29 @@ def test_a_logged_error_shows_its_frames_and_never_their_locals(fmt: str) -> Non
         logged = json.loads(done.stderr)
         frames = logged["exception"][0]["frames"]
         assert frames[-1]["name"] == "judge"
+        assert logged.get("logger", "structlog") == logger
+
+
+CONFIGURED_TWICE = """
+import logging
+from api.cli import logs
+
+others = logging.NullHandler()
+logging.getLogger().addHandler(others)
+logs.configure("json")
+logs.configure("json")
+handlers = logging.getLogger().handlers
+print(len(handlers), others in handlers)
+"""
+
+
+def test_configuring_the_logs_again_replaces_its_own_handler_and_keeps_the_others() -> None:
+    """In a process of its own: the logs' configuration is the process's."""
+    done = subprocess.run(
+        [sys.executable, "-c", CONFIGURED_TWICE],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=ROOT,
+    )
+    assert done.stdout.split() == ["2", "True"], done.stdout
