@@ -17,8 +17,8 @@ import pytest
 
 ARGUSIC = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "argusic")
 
-TCP_LISTEN = "0A"
-"""A listening socket's state in /proc/net/tcp."""
+TCP_ESTABLISHED, TCP_LISTEN = "01", "0A"
+"""A connected socket's and a listening socket's state in Linux's /proc/net/tcp."""
 
 
 def free_port() -> int:
@@ -88,8 +88,15 @@ def wait_for_listeners(
 
 
 def listeners_on(port: int) -> int:
-    rows = (line.split() for line in Path("/proc/net/tcp").read_text().splitlines()[1:])
-    return sum(int(row[1].split(":")[1], 16) == port and row[3] == TCP_LISTEN for row in rows)
+    return sum(state == TCP_LISTEN for state, _ in tcp_sockets(port))
+
+
+def tcp_sockets(port: int) -> Iterator[tuple[str, str]]:
+    """The IPv4 TCP sockets on local `port` (Linux's /proc/net/tcp): each one's state and inode."""
+    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
+        fields = line.split()
+        if int(fields[1].split(":")[1], 16) == port:
+            yield fields[3], fields[9]
 
 
 @contextmanager

@@ -28,7 +28,7 @@ from tests.api.world import World
 from tests.conftest import PG_URL, argusic, edition
 from tests.publishing import publish
 from tests.records import run
-from tests.servers import server_process, serving
+from tests.servers import TCP_ESTABLISHED, server_process, serving, tcp_sockets
 
 
 def public_key_file(ledger: Ledger, folder: Path) -> Path:
@@ -186,12 +186,7 @@ def established_on(pid: int, port: int) -> int:
         target = os.readlink(fd)
         if target.startswith("socket:["):
             inodes.add(target[len("socket:[") : -1])
-    count = 0
-    for line in Path("/proc/net/tcp").read_text().splitlines()[1:]:
-        fields = line.split()
-        local_port, state, inode = int(fields[1].split(":")[1], 16), fields[3], fields[9]
-        count += local_port == port and state == "01" and inode in inodes
-    return count
+    return sum(state == TCP_ESTABLISHED and inode in inodes for state, inode in tcp_sockets(port))
 
 
 def worker_pids(port: int) -> list[int]:
