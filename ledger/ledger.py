@@ -29,6 +29,10 @@ from ledger.store import LedgerRecorder, stored_row
 from ledger.tiles import Tile
 
 PAGE = 10_000
+HELD_FROM_LEVEL = 10
+"""Stored Merkle nodes from 1,024-leaf subtrees up are held in memory once read: a complete
+subtree's node never changes, there are about N/512 of them, and a proof then asks the database
+for as many nodes whatever the ledger's size (docs/scale.md)."""
 R = TypeVar("R", bound=Sequence[Any])
 
 
@@ -91,6 +95,8 @@ class Ledger:
         self.clock = clock
         self._size_seen = 0
         """The largest size read so far: the ledger only grows, so a tree it held, it holds."""
+        self._held_nodes: dict[tuple[int, int], bytes] = {}
+        """Stored nodes from `HELD_FROM_LEVEL` up, by (level, index), as read."""
 
     def close(self) -> None:
         """Release the database connections."""
@@ -250,12 +256,17 @@ class Ledger:
             p: (level, p[0] >> level) for p, level in levels.items() if level >= KEEP_FROM_LEVEL
         }
         hashed = sorted(p for p, level in levels.items() if level < KEEP_FROM_LEVEL)
-        nodes, leaves = self._merkle_inputs(list(stored.values()), hashed)
+        held = self._held_nodes
+        asked = [key for key in stored.values() if key not in held]
+        nodes, leaves = self._merkle_inputs(asked, hashed)
         known: dict[Range, bytes] = {}
         for p, key in stored.items():
-            if key not in nodes:
+            node = held.get(key) or nodes.get(key)
+            if node is None:
                 raise LedgerIntegrityError(f"Merkle node {key} is missing")
-            known[p] = nodes[key]
+            if key[0] >= HELD_FROM_LEVEL:
+                held[key] = node
+            known[p] = node
         for a, b in hashed:
             known[a, b] = tree_root([leaves[i] for i in range(a, b)])
         return [root_from_frontier([known[p] for p in perfect]) for perfect in split]

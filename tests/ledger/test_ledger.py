@@ -9,7 +9,7 @@ import pytest
 from eventsourcing.persistence import IntegrityError
 
 from api.wiring import Settings, open_ledger
-from ledger.ledger import Ledger, NewEvent
+from ledger.ledger import HELD_FROM_LEVEL, Ledger, NewEvent
 from ledger.merkle import verify_consistency, verify_inclusion
 from ledger.note import open_checkpoint
 from ledger.verify import verify
@@ -153,3 +153,30 @@ def test_streamed_batches_rebuild_on_a_head_moved_by_another_writer(
     assert [r[0] for r in ledger.rows()] == list(range(1, 18))
     assert verify(ledger).ok
     other.recorder.close()
+
+
+def test_a_proof_asks_the_database_for_each_upper_node_once(
+    ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    append_editions(ledger, 0, 2 * 1024 + 100)
+    reference = Tree(stored(ledger))
+    size = ledger.size()
+    asked: list[tuple[int, int]] = []
+    merkle_inputs = ledger.recorder.merkle_inputs
+
+    def counted(
+        nodes: list[tuple[int, int]], leaves: list[tuple[int, int]]
+    ) -> tuple[dict[tuple[int, int], bytes], list[tuple[int, bytes]]]:
+        asked.extend(nodes)
+        return merkle_inputs(nodes, leaves)
+
+    monkeypatch.setattr(ledger.recorder, "merkle_inputs", counted)
+    # a node of a complete subtree of 1,024 leaves or more is read by the first proof whose path
+    # it is on, never again: [1024, 2048) is (10, 1), [0, 1024) is (10, 0), [0, 2048) is (11, 0)
+    upper_read_first = {5: [(10, 1)], 700: [], 2100: [(11, 0)], 1500: [(10, 0)], 6: []}
+    for position, upper_asked in upper_read_first.items():
+        asked.clear()
+        path = [bytes.fromhex(h) for h in ledger.inclusion_proof(position, size).path]
+        assert path == reference.path(position - 1, 0, size)
+        assert [key for key in asked if key[0] >= HELD_FROM_LEVEL] == upper_asked, position
+        assert any(key[0] < HELD_FROM_LEVEL for key in asked), "the lower nodes are read each time"
