@@ -22,6 +22,8 @@ from litestar.datastructures import Headers
 from litestar.enums import ScopeType
 from litestar.types import ASGIApp, Message, Receive, Scope, Send
 
+from api.services.queries import ANSWERING_AS_OF
+
 IMMUTABLE = b"public, max-age=31536000, immutable"
 """An answer as of an explicit approved position or tree size, or a tile: never changes."""
 LATEST_SECONDS = 10
@@ -258,25 +260,28 @@ def cached(app: ASGIApp, position: Position, answers: Answers | None = None) -> 
         accept = Headers.from_scope(scope).get("accept", "")
         return (scope["path"], scope["query_string"], accept, "pinned")
 
-    def known_key(scope: Scope) -> tuple[object, ...] | None:
-        """The key of an answer as of the latest approved position, read off the ledger (in a
-        thread: it asks the database); None with the database away."""
+    def latest_position() -> int | None:
+        """The latest approved position, read off the ledger (in a thread: it asks the
+        database); None with the database away."""
         try:
-            return (*pinned_key(scope)[:-1], position())
+            return position()
         except Exception:  # the database away: the application answers why
             return None
 
-    async def known(scope: Scope) -> tuple[tuple[object, ...] | None, Answer | None]:
-        """The request's key and the answer kept under it, if any: none for a path made
-        afresh each time."""
+    async def known(scope: Scope) -> tuple[tuple[object, ...] | None, Answer | None, int | None]:
+        """The request's key, the answer kept under it, if any, and the latest approved position
+        the key names: none of them for a path made afresh each time."""
         if scope["path"] in UNCACHED:
-            return None, None
+            return None, None, None
         pinned = pinned_key(scope)
         known = memo.get(pinned)
         if known is not None or _pinned(scope):
-            return pinned, known
-        asked = await anyio.to_thread.run_sync(known_key, scope)
-        return asked, None if asked is None else memo.get(asked)
+            return pinned, known, None
+        latest = await anyio.to_thread.run_sync(latest_position)
+        if latest is None:
+            return None, None, None
+        asked = (*pinned[:-1], latest)
+        return asked, memo.get(asked), latest
 
     async def serve(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != ScopeType.HTTP or scope["method"] not in ("GET", "HEAD"):
@@ -284,14 +289,16 @@ def cached(app: ASGIApp, position: Position, answers: Answers | None = None) -> 
             return
         head = scope["method"] == "HEAD"
         scope = {**scope, "method": "GET"} if head else scope
-        asked, kept = await known(scope)
+        asked, kept, latest = await known(scope)
         if kept is not None:
             await send_answer(scope, send, kept, head)
             return
         made = _Made(scope, send, head)
-        await app(scope, receive, made)
-        # An approval between the key and the answer leaves a later answer under the earlier
-        # position: only requests racing that approval ask for it, and approvals only go up.
+        answering = ANSWERING_AS_OF.set(latest)  # made as of the position it is kept under
+        try:
+            await app(scope, receive, made)
+        finally:
+            ANSWERING_AS_OF.reset(answering)
         answer = made.answer
         if answer is None or answer.status != 200 or asked is None:
             return

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from bisect import bisect_right
 from collections.abc import Callable, Hashable, Sequence
+from contextvars import ContextVar
 from functools import partial
 from typing import TypeVar, overload
 
@@ -181,6 +182,13 @@ class LedgerQueries:
 D = TypeVar("D")
 
 
+ANSWERING_AS_OF: ContextVar[int | None] = ContextVar("answering_as_of", default=None)
+"""The latest approved position as the request being answered first read it (the server's
+cache keys its answer by it, api/http/caching.py): the request's reads of the latest approved
+position answer as of that one, so its answer is made as of the position it is kept under, and
+the database is asked once per request."""
+
+
 def _published_limit(state: Methodology, _: int) -> int:
     """The position the public sees: the latest approved, 0 before any."""
     approval = state.published()
@@ -297,9 +305,11 @@ class MethodologyQueries:
 
     def published_position(self, as_of: int | None = None) -> int:
         """The position a public read as of `as_of` answers as of: the latest approved by
-        default (0 before any), else `as_of` when it is an approved position (`approved_as_of`)."""
+        default (0 before any; the request's, `ANSWERING_AS_OF`, once it has read it), else
+        `as_of` when it is an approved position (`approved_as_of`)."""
         if as_of is None:
-            return self.reader.look(_published_limit)
+            answering = ANSWERING_AS_OF.get()
+            return self.reader.look(_published_limit) if answering is None else answering
         return self.reader.look(lambda state, _: approved_as_of(as_of, approved_positions(state)))
 
 

@@ -118,7 +118,7 @@ class ProjectionReader(Generic[M]):
     def _at(self, as_of: int | None, use: Callable[[M, int, dict[Hashable, object]], T]) -> T:
         """`use` of the state at a position and of the views cached there, under the lock of
         the state it is (the latest or a kept earlier one)."""
-        head = self.ledger.size()
+        head = self._head(as_of)
         position = position_as_of(head, as_of)
         with self._lock:
             latest, state = self._caught_up(head)
@@ -137,9 +137,19 @@ class ProjectionReader(Generic[M]):
 
     # Each read asks the ledger's size before it takes a lock: with the database away, every
     # read fails on its own at once instead of queueing behind the one that holds the lock.
+    # A read as of a position the latest state has reached needs not ask: the ledger only grows.
     # Locks are taken from the higher position to the lower (a kept state's, then the one it
     # is folded from), never the latest's together with a kept one's: no two reads can wait
     # for each other.
+
+    def _head(self, as_of: int | None) -> int:
+        """The ledger's size as far as a read as of `as_of` needs it: the latest state's
+        position when `as_of` is not past it (a public read as of the approved position asked
+        just before), else the database's answer."""
+        latest = self._latest
+        if as_of is not None and latest is not None and 0 <= as_of <= latest[0]:
+            return latest[0]
+        return self.ledger.size()
 
     def _caught_up(self, head: int) -> tuple[int, M]:
         if self._latest is None:

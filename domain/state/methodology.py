@@ -14,6 +14,7 @@ from domain.errors import NotFound
 from domain.events import (
     AgentRegistered,
     CycleOpened,
+    Pool,
     PoolSelected,
     ReproductionReported,
     ReproductionRequested,
@@ -150,6 +151,10 @@ class Methodology(msgspec.Struct, kw_only=True):
         members = self.sets.get(cycle, {}).get(project, {}).get(agent, [])
         return [self.runs[run_id] for run_id in members]
 
+    def runs_of(self, cycle: str) -> Iterator[Run]:
+        """The cycle's runs, valid or not, in ledger order."""
+        return (run for run in self.runs.values() if run.event.cycle == cycle)
+
     def cycle_runs(self, cycle: str, project: str) -> Iterator[tuple[str, Judged]]:
         """Each agent's runs on a project in a cycle, judged."""
         for agent, run_ids in self.sets.get(cycle, {}).get(project, {}).items():
@@ -160,19 +165,33 @@ class Methodology(msgspec.Struct, kw_only=True):
         """Section 6a: the source-type table; a project counts once a valid run of it is
         recorded and it is published (the public pool, or a secret pool whose cycle closed)."""
         tested = [
-            (
-                j.event.project.source_type,
-                "public" if j.event.cycle in self.closed else j.event.project.pool,
-                j.event.project.id,
-            )
-            for j in self.judged()
-            if j.invalid_reason is None
+            (run.event.project.source_type, self.pool_shown(run), run.event.project.id)
+            for run_id, run in self.runs.items()
+            if self.valid(run_id, run)
         ]
         return source_table(tested)
 
     def sources_in_use(self) -> set[SourceType]:
-        """Section 6a: the source types a published project's valid run has put in use."""
-        return {row.source_type for row in self.source_rows() if row.status == "in_use"}
+        """Section 6a: the source types a published project's valid run has put in use, as
+        `source_rows` has them; a run's validity is worked out only while its type is not yet
+        known to be in use (every public page asks this, of every run of every cycle)."""
+        in_use: set[SourceType] = set()
+        for run_id, run in self.runs.items():
+            source = run.event.project.source_type
+            if source in in_use or self.pool_shown(run) != "public":
+                continue
+            if self.valid(run_id, run):
+                in_use.add(source)
+        return in_use
+
+    def pool_shown(self, run: Run) -> Pool:
+        """Section 6: the pool a run's project is shown in: the public one once its cycle is
+        closed (the secret pool is published then)."""
+        return "public" if run.event.cycle in self.closed else run.event.project.pool
+
+    def valid(self, run_id: str, run: Run) -> bool:
+        """Whether the run counts (`judge`'s validity alone, without its outcome and score)."""
+        return invalid_reason(run.event, self.set_aside(run_id)) is None
 
     def sponsor(self, agent: str) -> str | None:
         """Section 13: who sponsored the agent's compute, shown beside its results."""
@@ -218,9 +237,8 @@ class Methodology(msgspec.Struct, kw_only=True):
                 j.event.attempt == "stronger",
                 j.event.run_id,
             )
-            for j in self.judged()
-            if j.event.cycle == cycle
-            and j.outcome is not None
+            for j in map(self.judge, self.runs_of(cycle))
+            if j.outcome is not None
             and j.lines is not None
             and j.event.project.source_type in in_use
         ]

@@ -138,7 +138,7 @@ def verifying(attempts: list[AttemptRow]) -> AttemptRow | None:
 
 
 def project_view(state: Methodology, as_of: int, project_id: str) -> ProjectView:
-    runs = [j for j in state.judged() if j.event.project.id == project_id]
+    runs = [state.judge(r) for r in state.runs.values() if r.event.project.id == project_id]
     if not runs:
         raise NotFound(f"no run of project {project_id!r} as of position {as_of}")
     sets: dict[SetKey, list[Judged]] = defaultdict(list)

@@ -180,6 +180,31 @@ def test_each_answer_is_made_once_per_approved_position(
         assert (len(board), len(tiles)) == (2, 1)  # a tile is the same whatever is approved
 
 
+def test_an_answer_is_made_as_of_the_approved_position_it_is_kept_under(
+    positions: Positions, world: World, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """An approval that lands between the server's reading the latest approved position (the
+    key) and its making the answer changes neither: the answer is as of the key's position,
+    and the database is asked for the position once."""
+    argusic = Argusic(settings, world.ledger)
+    leaderboard, newer = argusic.public.leaderboard, []
+
+    def approved_meanwhile(cycle: str, as_of: int | None = None) -> object:
+        if not newer:
+            approving = len(sizes)
+            newer.append(approve(world))
+            del sizes[approving:]  # the operator's, not the server's
+        return leaderboard(cycle, as_of)
+
+    monkeypatch.setattr(argusic.public, "leaderboard", approved_meanwhile)
+    with TestClient(app=create_app(argusic)) as client:
+        assert client.get("/healthz").status_code == 200  # the reader caught up
+        sizes = counted(world.ledger, "size")
+        board = client.get("/leaderboard?cycle=2026-09").json()
+        assert (board["as_of"], len(sizes)) == (positions.second, 1)
+        assert client.get("/leaderboard?cycle=2026-09").json()["as_of"] == newer[0]
+
+
 def test_if_none_match_compares_weakly_and_star_matches_any() -> None:
     assert matches('"a"', b'"a"')
     assert matches('W/"a"', b'"a"')

@@ -372,6 +372,8 @@ def test_sources_in_use_count_the_published_projects_tested(world: World) -> Non
         "mcp_server": ("declared_not_started", 0),
     }
     assert json.dumps(view)  # the document is plain JSON
+    in_use = world.reads().look(lambda state, _: state.sources_in_use())
+    assert in_use == {s for s, (status, _) in table.items() if status == "in_use"}
 
 
 @pytest.mark.parametrize(
