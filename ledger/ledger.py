@@ -168,6 +168,12 @@ class Ledger:
                     event=body.event,
                 )
 
+    def events_of(self, types: Iterable[str], after: int, upto: int) -> list[RecordedEvent]:
+        """The events of these types after `after` up to `upto`; the others' rows are never
+        decoded (a reader that needs a few kinds of fact past where its state is)."""
+        rows = self.recorder.select_typed(types, after, upto)
+        return [_decoded(p, canonical, codec.sha256(canonical)) for p, canonical in rows]
+
     def stream(self, stream: str) -> list[RecordedEvent]:
         return [_recorded(row) for row in self.recorder.select_stream(stream)]
 
@@ -296,12 +302,16 @@ def _level(start: int, end: int) -> int:
 
 
 def _recorded(row: StoredRow) -> RecordedEvent:
-    envelope = codec.decode(row.canonical)
+    return _decoded(row.position, row.canonical, row.hash)
+
+
+def _decoded(position: int, canonical: bytes, hash_: bytes) -> RecordedEvent:
+    envelope = codec.decode(canonical)
     return RecordedEvent(
-        position=row.position,
+        position=position,
         stream=envelope.stream,
         version=envelope.version,
         recorded_at=envelope.recorded_at,
-        hash=row.hash,
+        hash=hash_,
         event=envelope.event,
     )

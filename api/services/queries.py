@@ -11,6 +11,7 @@ from typing import TypeVar, overload
 
 import msgspec
 
+from api.services.approvals import HeadApprovals
 from api.services.reader import ProjectionReader, View, position_as_of
 from api.services.timeline import Timelines
 from domain.errors import NotFound
@@ -18,6 +19,8 @@ from domain.runner.config import OrchestratorConfig
 from domain.siiq.index import IndexDocument, ModelPage, model_page
 from domain.state.methodology import Methodology
 from domain.state.publication import public_state
+from domain.state.records import Authority
+from ledger.codec import encode_json
 from ledger.ledger import ConsistencyProof, InclusionProof, Ledger
 from ledger.tiles import Tile
 from projections.methodology import MethodologyProjection
@@ -77,12 +80,6 @@ class Health(msgspec.Struct, frozen=True, kw_only=True):
 Published = Callable[[int | None], int]
 """For a public read asked as of a position (or of none), the position it answers as of, from
 the methodology's approvals: `MethodologyQueries.published_position`."""
-
-
-def approved_positions(state: Methodology) -> list[int]:
-    """The positions approved for the public, in order (methodology section 1; each approval is
-    above the one before)."""
-    return [approval.position for approval in state.authority.approvals]
 
 
 def approved_as_of(as_of: int | None, approved: Sequence[int]) -> int:
@@ -189,10 +186,9 @@ position answer as of that one, so its answer is made as of the position it is k
 the database is asked once per request."""
 
 
-def _published_limit(state: Methodology, _: int) -> int:
-    """The position the public sees: the latest approved, 0 before any."""
-    approval = state.published()
-    return 0 if approval is None else approval.position
+def _authority_copy(state: Methodology, at: int) -> tuple[int, Authority]:
+    """The state's authority and its position, copied: it is folded on apart from the state."""
+    return at, msgspec.json.decode(encode_json(state.authority), type=Authority)
 
 
 class MethodologyQueries:
@@ -217,6 +213,7 @@ class MethodologyQueries:
         self.timelines = timelines
         seen = public_state if published else None
         self.reader = ProjectionReader(ledger, MethodologyProjection(), seen)
+        self.approvals = HeadApprovals(ledger, lambda: self.reader.look(_authority_copy))
 
     def _answer(self, key: Hashable, view: View[Methodology, D], as_of: int | None) -> D:
         if not self.published:
@@ -307,10 +304,10 @@ class MethodologyQueries:
         """The position a public read as of `as_of` answers as of: the latest approved by
         default (0 before any; the request's, `ANSWERING_AS_OF`, once it has read it), else
         `as_of` when it is an approved position (`approved_as_of`)."""
-        if as_of is None:
-            answering = ANSWERING_AS_OF.get()
-            return self.reader.look(_published_limit) if answering is None else answering
-        return self.reader.look(lambda state, _: approved_as_of(as_of, approved_positions(state)))
+        answering = ANSWERING_AS_OF.get() if as_of is None else None
+        if answering is not None:
+            return answering
+        return approved_as_of(as_of, self.approvals.positions())
 
 
 def _documents_position(state: Siiq, position: int) -> int:

@@ -52,8 +52,9 @@ class _Kept(Generic[M]):
 
 
 class ProjectionReader(Generic[M]):
-    """The latest state is kept in memory and folded on as events arrive (the first read
-    catches the stored model up and stores it), and so are up to `KEPT_STATES` earlier ones,
+    """The latest state is kept in memory and folded on to the position each read asks, the
+    head by default (the first read catches the stored model up and stores it), and so are up
+    to `KEPT_STATES` earlier ones,
     one per position asked (the approved positions, for a public reader); views of each are
     cached per position. A new earlier state is folded from the nearest kept one below it: on
     in place when it is the newest (the published position moving on), else from a copy, which
@@ -121,7 +122,7 @@ class ProjectionReader(Generic[M]):
         head = self._head(as_of)
         position = position_as_of(head, as_of)
         with self._lock:
-            latest, state = self._caught_up(head)
+            latest, state = self._caught_up(position)
             if position == latest:
                 if self._views_at != latest:
                     self._views, self._views_at = {}, latest
@@ -151,13 +152,15 @@ class ProjectionReader(Generic[M]):
             return latest[0]
         return self.ledger.size()
 
-    def _caught_up(self, head: int) -> tuple[int, M]:
+    def _caught_up(self, upto: int) -> tuple[int, M]:
+        """The latest state, folded on to `upto` when it is behind it (never further: a public
+        reader's goes as far as the approved position, not to the head past it)."""
         if self._latest is None:
             self._latest = self.read_model.catch_up()
         position, state = self._latest
-        if head > position:
+        if upto > position:
             self._latest = None  # until the fold is whole (see _folded_on)
-            self._latest = (head, self._folded_on(state, position, head))
+            self._latest = (upto, self._folded_on(state, position, upto))
         return self._latest
 
     def _folded_on(self, state: M, after: int, upto: int) -> M:

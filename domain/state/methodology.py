@@ -155,11 +155,13 @@ class Methodology(msgspec.Struct, kw_only=True):
         """The cycle's runs, valid or not, in ledger order."""
         return (run for run in self.runs.values() if run.event.cycle == cycle)
 
-    def cycle_runs(self, cycle: str, project: str) -> Iterator[tuple[str, Judged]]:
-        """Each agent's runs on a project in a cycle, judged."""
+    def cycle_outcomes(self, cycle: str, project: str) -> Iterator[tuple[str, Run, Outcome | None]]:
+        """Each agent's runs on a project in a cycle, with their outcomes (None for an invalid
+        one): `judge` without the score lines, which nothing here reads."""
         for agent, run_ids in self.sets.get(cycle, {}).get(project, {}).items():
             for run_id in run_ids:
-                yield agent, self.judge(self.runs[run_id])
+                run = self.runs[run_id]
+                yield agent, run, run_outcome(run.event, self.set_aside(run_id))
 
     def source_rows(self) -> list[SourceRow]:
         """Section 6a: the source-type table; a project counts once a valid run of it is
@@ -214,16 +216,18 @@ class Methodology(msgspec.Struct, kw_only=True):
         if any(r.finding == "project" for r in self.reviews.get(project, {}).get(cycle, [])):
             return False
         by_agent: dict[str, list[Outcome]] = defaultdict(list)
-        for agent, judged in self.cycle_runs(cycle, project):
-            if judged.event.project.source_type not in in_use:
+        for agent, run, outcome in self.cycle_outcomes(cycle, project):
+            if run.event.project.source_type not in in_use:
                 return False
-            if judged.outcome is not None:
-                by_agent[agent].append(judged.outcome)
+            if outcome is not None:
+                by_agent[agent].append(outcome)
         return is_under_review(by_agent, self.roster(cycle))
 
     def failed_runs(self, cycle: str, project: str) -> list[str]:
         """The valid runs of a cycle on a project, none of them a pass (it is under review)."""
-        return [j.event.run_id for _, j in self.cycle_runs(cycle, project) if j.outcome]
+        return [
+            run.event.run_id for _, run, outcome in self.cycle_outcomes(cycle, project) if outcome
+        ]
 
     def scored_runs(self, cycle: str) -> list[ScoredRun]:
         """Sections 6a and 9: the cycle's valid runs of source types in use, in ledger order."""
@@ -243,9 +247,11 @@ class Methodology(msgspec.Struct, kw_only=True):
             and j.event.project.source_type in in_use
         ]
 
-    def standings(self, cycle: str) -> list[Standing]:
-        """Sections 9 and 10: the cycle's agents, by the middle of their per-project middles."""
-        return leaderboard(self.scored_runs(cycle), self.under_review(cycle))
+    def standings(self, cycle: str, scored: list[ScoredRun] | None = None) -> list[Standing]:
+        """Sections 9 and 10: the cycle's agents, by the middle of their per-project middles
+        (`scored`: the cycle's `scored_runs`, where the caller has them already)."""
+        scored = self.scored_runs(cycle) if scored is None else scored
+        return leaderboard(scored, self.under_review(cycle))
 
     def published(self) -> Approval | None:
         """The latest approval for the public (section 1), if any."""

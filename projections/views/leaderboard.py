@@ -65,7 +65,8 @@ def _cells(standing: Standing, runs: dict[str, list[str]]) -> list[ProjectCell]:
 def leaderboard_view(state: Methodology, as_of: int, cycle: str) -> LeaderboardView:
     """Sections 6a, 9 and 10: the cycle's agents, and behind each figure its runs."""
     runs: dict[str, dict[str, list[str]]] = defaultdict(lambda: defaultdict(list))
-    for run in state.scored_runs(cycle):
+    scored = state.scored_runs(cycle)
+    for run in scored:
         runs[run.agent][run.project].append(run.run_id)
     rows = [
         LeaderboardRow(
@@ -79,6 +80,6 @@ def leaderboard_view(state: Methodology, as_of: int, cycle: str) -> LeaderboardV
             projects=_cells(s, runs[s.agent]),
             sponsor=state.sponsor(s.agent),
         )
-        for s in state.standings(cycle)
+        for s in state.standings(cycle, scored)
     ]
     return LeaderboardView(cycle=cycle, as_of=as_of, rows=rows)

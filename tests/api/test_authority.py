@@ -255,6 +255,35 @@ def test_a_forged_approval_moves_nothing_public(world: World, settings: Settings
     assert verify(world.ledger).first_bad_position == first
 
 
+def test_a_server_knows_what_is_approved_at_the_head_from_the_authority_events_alone(
+    world: World, settings: Settings
+) -> None:
+    """A public reader keeps what is approved at the head by folding on only the signed actions
+    and authority facts since its state (`HeadApprovals`), and its state goes no further than
+    the approved position: a forged approval, a fact after a genuine action and a revoked key's
+    action count there as in the whole fold."""
+    public = Argusic(settings, world.ledger).public
+    published = public.published_position()
+    bob = Signer.generate("bob")
+    added = {"action": "add_operator", "name": "bob", "role": "owner"}
+    world.act(added | {"public_key": str(bob.verifier)})
+    world.act({"action": "revoke_operator", "name": "bob"})
+    size = world.ledger.size()
+    late = signed(world, bob, ApprovePublication(position=size))
+    appended(world.ledger, [late, PublicationApproved(position=size, operator="bob")])
+    appended(world.ledger, [PublicationApproved(position=world.ledger.size(), operator=OWNER)])
+    assert public.published_position() == published
+    newer = approve(world)
+    appended(world.ledger, [PublicationApproved(position=newer, operator=OWNER)])
+    late_run = run("late", "open-app", "agent-a", "92")
+    world.ingest([late_run | {"agent": {"id": "agent-a"}, "project": project("open-app")}])
+    assert public.published_position() == newer
+    assert public.leaderboard(CYCLE["id"]).as_of == newer  # type: ignore[arg-type]
+    assert public.reader.kept() == [], "the state read is the latest, not an earlier one kept"
+    whole = Argusic(settings, world.ledger).public.state().authority.approvals
+    assert public.approvals.positions() == [approval.position for approval in whole]
+
+
 def test_a_fact_appended_after_a_genuine_action_is_not_its_decision(world: World) -> None:
     """A fact its action would decide, but appended in a batch of its own afterwards."""
     approved = approve(world)
