@@ -40,8 +40,9 @@ class HeadApprovals:
         with self._lock:
             at, authority = self._folded or self._start()
             if head > at:
-                self._folded = None  # until the fold is whole: a failed read leaves it half
-                for recorded in self.ledger.events_of(AUTHORITY_TYPES, at, head):
+                read = self.ledger.events_of(AUTHORITY_TYPES, at, head)  # a failure changes nothing
+                self._folded = None  # until the fold is whole
+                for recorded in read:
                     fold_authority(
                         authority,
                         recorded.position,

@@ -16,6 +16,7 @@ from typing import Any
 
 import msgspec
 import pytest
+from eventsourcing.persistence import OperationalError
 from litestar.testing import TestClient
 
 from api.http import create_app
@@ -282,6 +283,36 @@ def test_a_server_knows_what_is_approved_at_the_head_from_the_authority_events_a
     assert public.reader.kept() == [], "the state read is the latest, not an earlier one kept"
     whole = Argusic(settings, world.ledger).public.state().authority.approvals
     assert public.approvals.positions() == [approval.position for approval in whole]
+
+
+def test_a_failed_read_of_the_authority_events_loses_nothing_folded(
+    world: World, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database failing under the read of the authority events since the last look leaves
+    the approvals folded so far as they were: the next look folds on from them, not afresh
+    from the public reader's state (which it would then fold on to the head)."""
+    public = Argusic(settings, world.ledger).public
+    public.published_position()
+    started = 0
+    start = public.approvals._start
+
+    def counted_start() -> Any:
+        nonlocal started
+        started += 1
+        return start()
+
+    monkeypatch.setattr(public.approvals, "_start", counted_start)
+    newer = approve(world)
+
+    def away(*_: Any) -> Any:
+        raise OperationalError("server closed the connection unexpectedly")
+
+    monkeypatch.setattr(world.ledger, "events_of", away)
+    with pytest.raises(OperationalError):
+        public.published_position()
+    monkeypatch.undo()
+    monkeypatch.setattr(public.approvals, "_start", counted_start)
+    assert (public.published_position(), started) == (newer, 0)
 
 
 def test_a_fact_appended_after_a_genuine_action_is_not_its_decision(world: World) -> None:
