@@ -35,21 +35,38 @@ class HeadApprovals:
         self._folded: tuple[int, Authority] | None = None
 
     def positions(self) -> list[int]:
-        """The approved positions, in order, as of the ledger's head."""
+        """The approved positions, in order, as of the ledger's head. The database is read
+        outside the lock, so that a read hung on it holds up no other; what was read is folded
+        under the lock from wherever the fold is by then."""
         head = self.ledger.size()
+        while True:
+            at = self._started()
+            read = self.ledger.events_of(AUTHORITY_TYPES, at, head) if head > at else []
+            with self._lock:
+                if self._folded is None or self._folded[0] < at:
+                    continue  # a fold failed meanwhile and started afresh below `at`
+                now, authority = self._folded
+                if head > now:
+                    self._folded = None  # until the fold is whole
+                    for recorded in read:
+                        if recorded.position > now:
+                            fold_authority(
+                                authority,
+                                recorded.position,
+                                recorded.event,
+                                recorded.recorded_at,
+                                SIGNATURES,
+                            )
+                    self._folded = head, authority
+                return [approval.position for approval in authority.approvals]
+
+    def _started(self) -> int:
+        """The position the fold is at, started (outside the lock: it reads the database) when
+        there is none."""
         with self._lock:
-            at, authority = self._folded or self._start()
-            if head > at:
-                read = self.ledger.events_of(AUTHORITY_TYPES, at, head)  # a failure changes nothing
-                self._folded = None  # until the fold is whole
-                for recorded in read:
-                    fold_authority(
-                        authority,
-                        recorded.position,
-                        recorded.event,
-                        recorded.recorded_at,
-                        SIGNATURES,
-                    )
-                at = head
-            self._folded = at, authority
-            return [approval.position for approval in authority.approvals]
+            if self._folded is not None:
+                return self._folded[0]
+        started = self._start()
+        with self._lock:
+            self._folded = self._folded or started
+            return self._folded[0]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from typing import Any
@@ -313,6 +314,35 @@ def test_a_failed_read_of_the_authority_events_loses_nothing_folded(
     monkeypatch.undo()
     monkeypatch.setattr(public.approvals, "_start", counted_start)
     assert (public.published_position(), started) == (newer, 0)
+
+
+def test_a_read_of_the_authority_events_hung_on_the_database_holds_up_no_other_look(
+    world: World, settings: Settings, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A look whose read of the authority events hangs (the database slow to answer on its
+    connection) holds no lock while it waits: another look, on another connection, reads and
+    folds the same approval and answers; the first then answers the same."""
+    public = Argusic(settings, world.ledger).public
+    public.published_position()
+    newer = approve(world)
+    hung, release = threading.Event(), threading.Event()
+    events_of = world.ledger.events_of
+
+    def hanging(*args: Any) -> Any:
+        if not hung.is_set():
+            hung.set()
+            release.wait(30)
+        return events_of(*args)
+
+    monkeypatch.setattr(world.ledger, "events_of", hanging)
+    with ThreadPoolExecutor(2) as looks:
+        first = looks.submit(public.approvals.positions)
+        assert hung.wait(30)
+        try:
+            assert looks.submit(public.approvals.positions).result(timeout=10)[-1] == newer
+        finally:
+            release.set()
+        assert first.result()[-1] == newer
 
 
 def test_a_fact_appended_after_a_genuine_action_is_not_its_decision(world: World) -> None:
