@@ -129,11 +129,12 @@ def tune_collector() -> None:
 
 
 def settle(argusic: Argusic) -> None:
-    """A server's start: the public reader's states made before the first request, the latest
-    approved position's and the head's (from the model stored at that position, the head's
-    folding on the events since), then all the process holds so far moved out of the cyclic
-    collector's sight (`gc.freeze`), as it lives as long as the process and holds no cycle:
-    each later pass of the collector would scan it again. With the database away, the first
+    """A server's start: the public reader's state made before the first request, the latest
+    approved position's (from the model stored there; which position that is, from the
+    authority events since; a writer makes the head's too, as it stores the model), then all
+    the process holds so far moved out of the cyclic collector's sight (`gc.freeze`), as it
+    lives as long as the process and holds no cycle: each later pass of the collector would
+    scan it again. With the database away, the first
     read folds instead."""
     try:
         approved = argusic.public.published_position()

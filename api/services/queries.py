@@ -213,7 +213,7 @@ class MethodologyQueries:
         self.timelines = timelines
         seen = public_state if published else None
         self.reader = ProjectionReader(ledger, MethodologyProjection(), seen)
-        self.approvals = HeadApprovals(ledger, lambda: self.reader.look(_authority_copy))
+        self.approvals = HeadApprovals(ledger, lambda: self.reader.look_held(_authority_copy))
 
     def _answer(self, key: Hashable, view: View[Methodology, D], as_of: int | None) -> D:
         if not self.published:

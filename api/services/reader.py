@@ -53,7 +53,8 @@ class _Kept(Generic[M]):
 
 class ProjectionReader(Generic[M]):
     """The latest state is kept in memory and folded on to the position each read asks, the
-    head by default (the first read catches the stored model up and stores it), and so are up
+    head by default (a writer's first read catches the stored model up and stores it; a
+    reader's folds it on only as far as it is asked), and so are up
     to `KEPT_STATES` earlier ones,
     one per position asked (the approved positions, for a public reader); views of each are
     cached per position. A new earlier state is folded from the nearest kept one below it: on
@@ -98,6 +99,15 @@ class ProjectionReader(Generic[M]):
         """`use` of the whole state as of `as_of` (the latest by default), uncached: a check
         or a decision that must see the state as it is while it runs."""
         return self._at(as_of, lambda state, at, _: use(state, at))
+
+    def look_held(self, use: View[M, T]) -> T:
+        """`use` of the latest state where it is (for a reader, the stored model's position at
+        first), folded no further: a start that something folds on apart from the state."""
+        with self._lock:
+            if self._latest is None:
+                self._latest = self._first(None)
+            at, state = self._latest
+            return use(state, at)
 
     def latest(self) -> M:
         """The state at the head, for a caller alone with this reader (one command's pass):
@@ -156,12 +166,21 @@ class ProjectionReader(Generic[M]):
         """The latest state, folded on to `upto` when it is behind it (never further: a public
         reader's goes as far as the approved position, not to the head past it)."""
         if self._latest is None:
-            self._latest = self.read_model.catch_up()
+            self._latest = self._first(upto)
         position, state = self._latest
         if upto > position:
             self._latest = None  # until the fold is whole (see _folded_on)
             self._latest = (upto, self._folded_on(state, position, upto))
         return self._latest
+
+    def _first(self, upto: int | None) -> tuple[int, M]:
+        """The first latest state: a writer's the stored model caught up to the head and stored
+        again (`ReadModel.catch_up`); a reader's, which stores nothing, the stored model where it
+        is when it is not past `upto` (a public reader folds it on to the approved position
+        alone, never to the head past it)."""
+        if self.ledger.writes:
+            return self.read_model.catch_up()
+        return self.read_model.stored(upto)
 
     def _folded_on(self, state: M, after: int, upto: int) -> M:
         """`state` with the events after `after` up to `upto` folded in, in place. The caller

@@ -5,6 +5,7 @@ every write, as a hot standby does. `--workers N` runs N server processes."""
 
 from __future__ import annotations
 
+import gc
 import json
 import os
 import signal
@@ -20,7 +21,7 @@ from litestar.testing import TestClient
 from psycopg import sql
 
 from api.http import create_app
-from api.wiring import Argusic, ConfigurationError, Settings, open_reader
+from api.wiring import Argusic, ConfigurationError, Settings, open_reader, settle
 from ledger.ledger import Ledger, NewEvent
 from ledger.note import Signer
 from ledger.sealing import ReadOnlyLedger
@@ -80,6 +81,26 @@ def test_a_reader_answers_as_of_the_approval_stores_nothing_and_takes_no_action(
     assert not (tmp_path / "reader-home").exists()  # no key made, nothing written
     with pytest.raises(ReadOnlyLedger, match="public key alone"):
         reader.append([NewEvent(edition(99), 1)])
+
+
+def test_a_reader_starts_with_the_approved_positions_state_alone(
+    world: World, settings: Settings, tmp_path: Path
+) -> None:
+    """A reader's server start (`settle`) folds the stored model on to the latest approved
+    position and no further: which position that is, it learns from the authority events
+    alone, so the head's state past it is never made."""
+    world.ingest([run("r-0", "octo/p", "agent-a", "100")])
+    approved = publish(world.ledger, world.folder / "home")
+    world.ingest([run("r-1", "octo/p", "agent-a", "92", day=11)])
+    assert world.ledger.size() > approved
+    reading = reader_settings(settings, tmp_path, world.ledger)
+    argusic = Argusic(reading, open_reader(reading))
+    try:
+        settle(argusic)
+    finally:
+        gc.unfreeze()  # what the server's start holds for good, the test's process need not
+    assert argusic.public.reader.kept() == [], "the approved state is the latest, no other made"
+    assert argusic.public.leaderboard("2026-09").as_of == approved  # type: ignore[arg-type]
 
 
 def test_a_reader_needs_the_public_key_of_this_ledger(
