@@ -131,16 +131,21 @@ def tune_collector() -> None:
 def settle(argusic: Argusic) -> None:
     """A server's start: the public reader's state made before the first request, the latest
     approved position's (from the model stored there; which position that is, from the
-    authority events since; a writer makes the head's too, as it stores the model), then all
-    the process holds so far moved out of the cyclic collector's sight (`gc.freeze`), as it
-    lives as long as the process and holds no cycle: each later pass of the collector would
-    scan it again. With the database away, the first
-    read folds instead."""
+    authority events since; a writer makes the head's too, as it stores the model), and the
+    ledger's tree held for the proofs (`Ledger.hold_tree`); then all the process holds so far
+    moved out of the cyclic collector's sight (`gc.freeze`), as it lives as long as the
+    process and holds no cycle: each later pass of the collector would scan it again. With the
+    database away, the first read folds, and the first proof grows the tree, instead."""
+    log = structlog.get_logger()
     try:
         approved = argusic.public.published_position()
         argusic.public.reader.look(lambda _state, _at: None, approved)
     except Exception as e:  # the server starts all the same and says why its reads fail
-        structlog.get_logger().warning("read model not folded at start", error=str(e))
+        log.warning("read model not folded at start", error=str(e))
+    try:
+        argusic.ledger.hold_tree()
+    except Exception as e:
+        log.warning("Merkle tree not held at start", error=str(e))
     gc.freeze()
 
 

@@ -3,6 +3,7 @@ position order, and prove what the signed checkpoints say."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Generator, Iterable, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from datetime import datetime
@@ -15,6 +16,7 @@ from domain.events import DomainEvent, require_utc
 from ledger import codec
 from ledger.batch import KEEP_FROM_LEVEL, Entry, StoredRow
 from ledger.heads_map import Head
+from ledger.held_tree import HeldTree
 from ledger.merkle import (
     Range,
     consistency_plan,
@@ -29,10 +31,6 @@ from ledger.store import LedgerRecorder, stored_row
 from ledger.tiles import Tile
 
 PAGE = 10_000
-HELD_FROM_LEVEL = 10
-"""Stored Merkle nodes from 1,024-leaf subtrees up are held in memory once read: a complete
-subtree's node never changes, there are about N/512 of them, and a proof then asks the database
-for as many nodes whatever the ledger's size (docs/scale.md)."""
 R = TypeVar("R", bound=Sequence[Any])
 
 
@@ -95,8 +93,9 @@ class Ledger:
         self.clock = clock
         self._size_seen = 0
         """The largest size read so far: the ledger only grows, so a tree it held, it holds."""
-        self._held_nodes: dict[tuple[int, int], bytes] = {}
-        """Stored nodes from `HELD_FROM_LEVEL` up, by (level, index), as read."""
+        self._held_tree: HeldTree | None = None
+        """The tree held in memory, once `hold_tree` is called (a server's)."""
+        self._holding = threading.Lock()
 
     def close(self) -> None:
         """Release the database connections."""
@@ -253,26 +252,53 @@ class Ledger:
             raise NotFound(f"tree size {size} is outside 1..{latest}")
         return size
 
+    def hold_tree(self) -> None:
+        """From now on, make proofs and roots from the tree held in memory (`HeldTree`), grown
+        from the events as far as each asks and checked against the signed checkpoint it is
+        grown to, instead of asking the database for stored nodes and leaves each time: a
+        server's, whose proofs the public asks (docs/scale.md). Grown here to the head."""
+        if self._held_tree is None:
+            self._held_tree = HeldTree()
+        self._held_to(self.size())
+
+    def _held_to(self, size: int) -> HeldTree:
+        """The held tree, grown to the latest checkpoint when it holds fewer than `size`
+        leaves; a tree that does not give that checkpoint's root is dropped (the next growth
+        starts afresh) and the ledger contradicts itself."""
+        with self._holding:
+            held = self._held_tree
+            assert held is not None
+            if held.size >= size:
+                return held
+            checkpoint = self.checkpoint()
+            pages = prefetched_pages(self.recorder.select_tuples, held.size, checkpoint.size)
+            held.grow(leaf_hash(row[4]) for page in pages for row in page)
+            if held.size != checkpoint.size or held.range_hash(0, held.size) != checkpoint.root:
+                self._held_tree = HeldTree()
+                raise LedgerIntegrityError(
+                    f"the events up to {checkpoint.size} do not give the root of its checkpoint"
+                )
+            return held
+
     def _range_hashes(self, ranges: Sequence[Range]) -> list[bytes]:
-        """MTH of each range, reading each perfect subtree once: a stored node from
-        KEEP_FROM_LEVEL up, the leaves themselves below, all in one read."""
+        """MTH of each range: from the held tree (`hold_tree`), else reading each perfect
+        subtree once: a stored node from KEEP_FROM_LEVEL up, the leaves themselves below, all
+        in one read."""
+        if self._held_tree is not None:
+            held = self._held_to(max((end for _, end in ranges), default=0))
+            return [held.range_hash(start, end) for start, end in ranges]
         split = [perfect_ranges(*r) for r in ranges]
         levels = {p: _level(*p) for perfect in split for p in perfect}
         stored = {
             p: (level, p[0] >> level) for p, level in levels.items() if level >= KEEP_FROM_LEVEL
         }
         hashed = sorted(p for p, level in levels.items() if level < KEEP_FROM_LEVEL)
-        held = self._held_nodes
-        asked = [key for key in stored.values() if key not in held]
-        nodes, leaves = self._merkle_inputs(asked, hashed)
+        nodes, leaves = self._merkle_inputs(list(stored.values()), hashed)
         known: dict[Range, bytes] = {}
         for p, key in stored.items():
-            node = held.get(key) or nodes.get(key)
-            if node is None:
+            if key not in nodes:
                 raise LedgerIntegrityError(f"Merkle node {key} is missing")
-            if key[0] >= HELD_FROM_LEVEL:
-                held[key] = node
-            known[p] = node
+            known[p] = nodes[key]
         for a, b in hashed:
             known[a, b] = tree_root([leaves[i] for i in range(a, b)])
         return [root_from_frontier([known[p] for p in perfect]) for perfect in split]

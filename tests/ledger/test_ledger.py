@@ -4,12 +4,13 @@ recomputed from RFC 9162's recursive definitions (tests/ledger/rfc9162.py)."""
 from __future__ import annotations
 
 import hashlib
+from typing import NoReturn
 
 import pytest
 from eventsourcing.persistence import IntegrityError
 
 from api.wiring import Settings, open_ledger
-from ledger.ledger import HELD_FROM_LEVEL, Ledger, NewEvent
+from ledger.ledger import Ledger, NewEvent
 from ledger.merkle import verify_consistency, verify_inclusion
 from ledger.note import open_checkpoint
 from ledger.verify import verify
@@ -155,28 +156,29 @@ def test_streamed_batches_rebuild_on_a_head_moved_by_another_writer(
     other.recorder.close()
 
 
-def test_a_proof_asks_the_database_for_each_upper_node_once(
+def test_a_ledger_holding_its_tree_proves_from_memory_what_the_database_proves(
     ledger: Ledger, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    """A server's ledger holds its tree (`hold_tree`): its proofs and roots are the RFC's, and
+    the database is asked for no stored node or leaf; events appended since are held as far
+    as a proof asks, checked against the head's checkpoint."""
     append_editions(ledger, 0, 2 * 1024 + 100)
-    reference = Tree(stored(ledger))
-    size = ledger.size()
-    asked: list[tuple[int, int]] = []
-    merkle_inputs = ledger.recorder.merkle_inputs
+    ledger.hold_tree()
 
-    def counted(
-        nodes: list[tuple[int, int]], leaves: list[tuple[int, int]]
-    ) -> tuple[dict[tuple[int, int], bytes], list[tuple[int, bytes]]]:
-        asked.extend(nodes)
-        return merkle_inputs(nodes, leaves)
+    def not_asked(*_: object) -> NoReturn:
+        raise AssertionError("a held tree's proof asked the database for Merkle inputs")
 
-    monkeypatch.setattr(ledger.recorder, "merkle_inputs", counted)
-    # a node of a complete subtree of 1,024 leaves or more is read by the first proof whose path
-    # it is on, never again: [1024, 2048) is (10, 1), [0, 1024) is (10, 0), [0, 2048) is (11, 0)
-    upper_read_first = {5: [(10, 1)], 700: [], 2100: [(11, 0)], 1500: [(10, 0)], 6: []}
-    for position, upper_asked in upper_read_first.items():
-        asked.clear()
-        path = [bytes.fromhex(h) for h in ledger.inclusion_proof(position, size).path]
-        assert path == reference.path(position - 1, 0, size)
-        assert [key for key in asked if key[0] >= HELD_FROM_LEVEL] == upper_asked, position
-        assert any(key[0] < HELD_FROM_LEVEL for key in asked), "the lower nodes are read each time"
+    monkeypatch.setattr(ledger.recorder, "merkle_inputs", not_asked)
+    for grown in (0, 37):
+        if grown:
+            append_editions(ledger, 5_000, grown)
+        size = ledger.size()
+        reference = Tree(stored(ledger))
+        for position in (1, 5, 16, 17, 700, 1024, 1500, 2100, size):
+            for tree in {position, 1029, size} - set(range(position)):
+                path = [bytes.fromhex(h) for h in ledger.inclusion_proof(position, tree).path]
+                assert path == reference.path(position - 1, 0, tree), (position, tree)
+        for first, second in ((1, size), (17, 1024), (1024, 2048), (999, size)):
+            path = [bytes.fromhex(h) for h in ledger.consistency_proof(first, second).path]
+            assert path == reference.proof(first, second), (first, second)
+        assert ledger.root(size) == ledger.checkpoint(size).root

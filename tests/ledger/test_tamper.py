@@ -9,7 +9,7 @@ import pytest
 
 from api.wiring import Settings
 from ledger import ledger as ledger_module
-from ledger.ledger import Ledger
+from ledger.ledger import Ledger, LedgerIntegrityError
 from ledger.verify import verify
 from tests.conftest import append_editions, argusic, is_postgres, raw_execute
 
@@ -220,3 +220,16 @@ def test_verify_reads_page_after_page_and_names_a_change_in_any_page(
     assert report.ok is (position is None)
     assert report.size == EVENTS
     assert report.first_bad_position == position
+
+
+def test_a_held_tree_refuses_events_that_do_not_give_the_signed_root(
+    filled: Ledger, settings: Settings
+) -> None:
+    """A server holds its tree hashed from the events (`Ledger.hold_tree`): an event changed
+    under it gives another root than the signed checkpoint's, and no proof is made from it."""
+    drop_triggers(settings, "ledger_events")
+    raw_execute(settings, flip_one_byte(settings, 7))
+    with pytest.raises(LedgerIntegrityError, match=f"up to {EVENTS} do not give the root"):
+        filled.hold_tree()
+    with pytest.raises(LedgerIntegrityError, match="do not give the root"):
+        filled.inclusion_proof(3, EVENTS)

@@ -1,0 +1,65 @@
+"""A ledger's Merkle tree held in memory by a server, so that a proof asks the database nothing:
+the leaf hashes and the nodes of complete subtrees of 16 leaves and more, 32 bytes each, in one
+`bytearray` per level (about 37 bytes an event in all: 33 MB at 900,000 events, a few percent
+of the public state a server holds beside it). They are hashed from the events themselves, and
+the tree they make is checked against the signed checkpoint it is held up to (docs/scale.md)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from ledger.batch import KEEP_FROM_LEVEL
+from ledger.merkle import node_hash, range_hash, tree_root
+
+HASH = 32
+
+
+class HeldTree:
+    """The first `size` leaves of a tree and the nodes of its complete subtrees from
+    `KEEP_FROM_LEVEL` up. Grown by one caller at a time; read by any number meanwhile, each
+    reading only what lies below the `size` it saw (a complete subtree's node never changes)."""
+
+    def __init__(self) -> None:
+        self.size = 0
+        self._levels: dict[int, bytearray] = {0: bytearray()}
+
+    def grow(self, leaf_hashes: Iterable[bytes]) -> None:
+        """The next leaves appended, and the nodes they complete made."""
+        leaves = self._levels[0]
+        for leaf in leaf_hashes:
+            leaves += leaf
+        size = len(leaves) // HASH
+        level = KEEP_FROM_LEVEL
+        while size >> level:
+            nodes = self._levels.setdefault(level, bytearray())
+            for index in range(len(nodes) // HASH, size >> level):
+                nodes += self._made(level, index)
+            level += 1
+        self.size = size
+
+    def _made(self, level: int, index: int) -> bytes:
+        if level == KEEP_FROM_LEVEL:
+            return tree_root(self._leaves(index << level, (index + 1) << level))
+        below = self._levels[level - 1]
+        return node_hash(self._node(below, 2 * index), self._node(below, 2 * index + 1))
+
+    @staticmethod
+    def _node(level: bytearray, index: int) -> bytes:
+        return bytes(level[index * HASH : (index + 1) * HASH])
+
+    def _leaves(self, start: int, end: int) -> list[bytes]:
+        row = self._levels[0]
+        return [bytes(row[i * HASH : (i + 1) * HASH]) for i in range(start, end)]
+
+    def perfect_hash(self, start: int, end: int) -> bytes:
+        """The hash of the perfect subtree over leaves [start, end), end at most `size`."""
+        level = (end - start).bit_length() - 1
+        if level == 0:
+            return self._node(self._levels[0], start)
+        if level >= KEEP_FROM_LEVEL:
+            return self._node(self._levels[level], start >> level)
+        return tree_root(self._leaves(start, end))
+
+    def range_hash(self, start: int, end: int) -> bytes:
+        """MTH of the leaves [start, end), end at most `size`."""
+        return range_hash(start, end, self.perfect_hash)
