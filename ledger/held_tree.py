@@ -1,6 +1,6 @@
 """A ledger's Merkle tree held in memory by a server, so that a proof asks the database nothing:
 the leaf hashes and the nodes of complete subtrees of 16 leaves and more, 32 bytes each, in one
-`bytearray` per level (about 37 bytes an event in all: 33 MB at 900,000 events, a few percent
+`bytearray` per level (about 36 bytes an event in all: 32 MB at 900,000 events, a few percent
 of the public state a server holds beside it). They are hashed from the events themselves, and
 the tree they make is checked against the signed checkpoint it is held up to (docs/scale.md)."""
 
