@@ -15,27 +15,32 @@ HASH = 32
 
 
 class HeldTree:
-    """The first `size` leaves of a tree and the nodes of its complete subtrees from
-    `KEEP_FROM_LEVEL` up. Grown by one caller at a time; read by any number meanwhile, each
-    reading only what lies below the `size` it saw (a complete subtree's node never changes)."""
+    """The leaves of a tree and the nodes of its complete subtrees from `KEEP_FROM_LEVEL` up,
+    of which the first `size` leaves are vouched for (checked against a signed root). Grown by
+    one caller at a time; read by any number meanwhile, each reading only below the `size` it
+    saw (a complete subtree's node never changes)."""
 
     def __init__(self) -> None:
         self.size = 0
         self._levels: dict[int, bytearray] = {0: bytearray()}
 
-    def grow(self, leaf_hashes: Iterable[bytes]) -> None:
-        """The next leaves appended, and the nodes they complete made."""
+    def grow(self, leaf_hashes: Iterable[bytes]) -> int:
+        """The next leaves appended, and the nodes they complete made; how many leaves are
+        held, which the caller makes the `size` once it has checked them. What a growth that
+        failed half way left past `size` is dropped first."""
+        for level, hashes in self._levels.items():
+            del hashes[(self.size >> level) * HASH :]
         leaves = self._levels[0]
         for leaf in leaf_hashes:
             leaves += leaf
-        size = len(leaves) // HASH
+        held = len(leaves) // HASH
         level = KEEP_FROM_LEVEL
-        while size >> level:
+        while held >> level:
             nodes = self._levels.setdefault(level, bytearray())
-            for index in range(len(nodes) // HASH, size >> level):
+            for index in range(len(nodes) // HASH, held >> level):
                 nodes += self._made(level, index)
             level += 1
-        self.size = size
+        return held
 
     def _made(self, level: int, index: int) -> bytes:
         if level == KEEP_FROM_LEVEL:
@@ -52,7 +57,7 @@ class HeldTree:
         return [bytes(row[i * HASH : (i + 1) * HASH]) for i in range(start, end)]
 
     def perfect_hash(self, start: int, end: int) -> bytes:
-        """The hash of the perfect subtree over leaves [start, end), end at most `size`."""
+        """The hash of the perfect subtree over leaves [start, end), of those held."""
         level = (end - start).bit_length() - 1
         if level == 0:
             return self._node(self._levels[0], start)
@@ -61,5 +66,5 @@ class HeldTree:
         return tree_root(self._leaves(start, end))
 
     def range_hash(self, start: int, end: int) -> bytes:
-        """MTH of the leaves [start, end), end at most `size`."""
+        """MTH of the leaves [start, end), of those held."""
         return range_hash(start, end, self.perfect_hash)

@@ -262,9 +262,14 @@ class Ledger:
         self._held_to(self.size())
 
     def _held_to(self, size: int) -> HeldTree:
-        """The held tree, grown to the latest checkpoint when it holds fewer than `size`
-        leaves; a tree that does not give that checkpoint's root is dropped (the next growth
-        starts afresh) and the ledger contradicts itself."""
+        """The held tree, grown to the latest checkpoint when it vouches for fewer than `size`
+        leaves: what it grew by is vouched for once the tree gives that checkpoint's root;
+        else the tree is dropped (the next growth starts afresh) and the ledger contradicts
+        itself. Only a growth takes the lock."""
+        held = self._held_tree
+        assert held is not None
+        if held.size >= size:
+            return held
         with self._holding:
             held = self._held_tree
             assert held is not None
@@ -272,12 +277,13 @@ class Ledger:
                 return held
             checkpoint = self.checkpoint()
             pages = prefetched_pages(self.recorder.select_tuples, held.size, checkpoint.size)
-            held.grow(leaf_hash(row[4]) for page in pages for row in page)
-            if held.size != checkpoint.size or held.range_hash(0, held.size) != checkpoint.root:
+            grown = held.grow(leaf_hash(row[4]) for page in pages for row in page)
+            if grown != checkpoint.size or held.range_hash(0, grown) != checkpoint.root:
                 self._held_tree = HeldTree()
                 raise LedgerIntegrityError(
                     f"the events up to {checkpoint.size} do not give the root of its checkpoint"
                 )
+            held.size = grown
             return held
 
     def _range_hashes(self, ranges: Sequence[Range]) -> list[bytes]:

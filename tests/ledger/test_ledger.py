@@ -7,11 +7,12 @@ import hashlib
 from typing import NoReturn
 
 import pytest
-from eventsourcing.persistence import IntegrityError
+from eventsourcing.persistence import IntegrityError, OperationalError
 
 from api.wiring import Settings, open_ledger
+from ledger import ledger as ledger_module
 from ledger.ledger import Ledger, NewEvent
-from ledger.merkle import verify_consistency, verify_inclusion
+from ledger.merkle import leaf_hash, verify_consistency, verify_inclusion
 from ledger.note import open_checkpoint
 from ledger.verify import verify
 from tests.conftest import append_editions, edition, raw_execute
@@ -182,3 +183,31 @@ def test_a_ledger_holding_its_tree_proves_from_memory_what_the_database_proves(
             path = [bytes.fromhex(h) for h in ledger.consistency_proof(first, second).path]
             assert path == reference.proof(first, second), (first, second)
         assert ledger.root(size) == ledger.checkpoint(size).root
+
+
+def test_a_growth_of_the_held_tree_cut_off_half_way_leaves_what_was_vouched_for(
+    ledger: Ledger, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The database failing while a held tree grows leaves the tree as it was checked: proofs
+    below it are still made, and the next growth holds the events from there, once."""
+    append_editions(ledger, 0, 100)
+    ledger.hold_tree()
+    append_editions(ledger, 1_000, 50)
+    size, hashed = ledger.size(), 0
+
+    def failing(entry: bytes) -> bytes:
+        nonlocal hashed
+        hashed += 1
+        if hashed > 20:
+            raise OperationalError("server closed the connection unexpectedly")
+        return leaf_hash(entry)
+
+    monkeypatch.setattr(ledger_module, "leaf_hash", failing)
+    with pytest.raises(OperationalError):
+        ledger.inclusion_proof(size, size)
+    reference = Tree(stored(ledger))
+    path = [bytes.fromhex(h) for h in ledger.inclusion_proof(7, 100).path]
+    assert path == reference.path(6, 0, 100)
+    monkeypatch.undo()
+    path = [bytes.fromhex(h) for h in ledger.inclusion_proof(size, size).path]
+    assert path == reference.path(size - 1, 0, size)
