@@ -40,7 +40,7 @@ from api.services.run_log import RunLog
 from api.services.runner_ports import Runner
 from api.services.sources import SourcesQueries
 from api.services.timeline import Timelines
-from domain.errors import SetupError
+from domain.errors import IntegrityFailure, SetupError
 from domain.events import ApiAnswer
 from domain.runner.config import OrchestratorConfig
 from ledger.ledger import Ledger
@@ -144,6 +144,8 @@ def settle(argusic: Argusic) -> None:
         log.warning("read model not folded at start", error=str(e))
     try:
         argusic.ledger.hold_tree()
+    except IntegrityFailure as e:  # no proof will be made until a new checkpoint checks out
+        log.error("Merkle tree refused at start", error=str(e))
     except Exception as e:
         log.warning("Merkle tree not held at start", error=str(e))
     gc.freeze()

@@ -27,7 +27,7 @@ from ledger.merkle import (
     tree_root,
 )
 from ledger.sealing import Checkpoint
-from ledger.store import LedgerRecorder, stored_row
+from ledger.store import LedgerRecorder, column_bytes, stored_row
 from ledger.tiles import Tile
 
 PAGE = 10_000
@@ -96,6 +96,8 @@ class Ledger:
         self._held_tree: HeldTree | None = None
         """The tree held in memory, once `hold_tree` is called (a server's)."""
         self._holding = threading.Lock()
+        self._refused: Checkpoint | None = None
+        """The checkpoint whose root the events were last found not to give."""
 
     def close(self) -> None:
         """Release the database connections."""
@@ -263,8 +265,9 @@ class Ledger:
 
     def _held_to(self, size: int) -> HeldTree:
         """The held tree, grown to the latest checkpoint when it vouches for fewer than `size`
-        leaves: what it grew by is vouched for once the tree gives that checkpoint's root;
-        else the tree is dropped (the next growth starts afresh) and the ledger contradicts
+        leaves: what it grew by is vouched for once the tree gives the root that checkpoint's
+        note signs; else the tree is dropped (the next growth starts afresh, unless the same
+        checkpoint is the latest still: it is refused at once) and the ledger contradicts
         itself. Only a growth takes the lock."""
         held = self._held_tree
         assert held is not None
@@ -276,15 +279,24 @@ class Ledger:
             if held.size >= size:
                 return held
             checkpoint = self.checkpoint()
-            pages = prefetched_pages(self.recorder.select_tuples, held.size, checkpoint.size)
-            grown = held.grow(leaf_hash(row[4]) for page in pages for row in page)
-            if grown != checkpoint.size or held.range_hash(0, grown) != checkpoint.root:
-                self._held_tree = HeldTree()
-                raise LedgerIntegrityError(
-                    f"the events up to {checkpoint.size} do not give the root of its checkpoint"
+            if size > checkpoint.size:
+                raise NotFound(
+                    f"tree size {size} is past the latest checkpoint's, {checkpoint.size}"
                 )
+            unsigned = self.recorder.sealer.check_note(checkpoint)
+            if unsigned or checkpoint == self._refused:
+                raise LedgerIntegrityError(unsigned or self._not_the_root(checkpoint))
+            pages = prefetched_pages(self.recorder.select_tuples, held.size, checkpoint.size)
+            grown = held.grow(leaf_hash(column_bytes(row[4])) for page in pages for row in page)
+            if grown != checkpoint.size or held.range_hash(0, grown) != checkpoint.root:
+                self._held_tree, self._refused = HeldTree(), checkpoint
+                raise LedgerIntegrityError(self._not_the_root(checkpoint))
             held.size = grown
             return held
+
+    @staticmethod
+    def _not_the_root(checkpoint: Checkpoint) -> str:
+        return f"the events up to {checkpoint.size} do not give the root of its signed checkpoint"
 
     def _range_hashes(self, ranges: Sequence[Range]) -> list[bytes]:
         """MTH of each range: from the held tree (`hold_tree`), else reading each perfect

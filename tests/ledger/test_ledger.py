@@ -10,6 +10,7 @@ import pytest
 from eventsourcing.persistence import IntegrityError, OperationalError
 
 from api.wiring import Settings, open_ledger
+from domain.errors import NotFound
 from ledger import ledger as ledger_module
 from ledger.ledger import Ledger, NewEvent
 from ledger.merkle import leaf_hash, verify_consistency, verify_inclusion
@@ -183,6 +184,8 @@ def test_a_ledger_holding_its_tree_proves_from_memory_what_the_database_proves(
             path = [bytes.fromhex(h) for h in ledger.consistency_proof(first, second).path]
             assert path == reference.proof(first, second), (first, second)
         assert ledger.root(size) == ledger.checkpoint(size).root
+    with pytest.raises(NotFound, match="past the latest checkpoint"):
+        ledger.root(ledger.size() + 5)  # no hash of an event not yet checked is ever made up
 
 
 def test_a_growth_of_the_held_tree_cut_off_half_way_leaves_what_was_vouched_for(

@@ -4,6 +4,7 @@ and `argusic ledger verify` names the first bad position once they are dropped."
 from __future__ import annotations
 
 import json
+from typing import NoReturn
 
 import pytest
 
@@ -223,13 +224,31 @@ def test_verify_reads_page_after_page_and_names_a_change_in_any_page(
 
 
 def test_a_held_tree_refuses_events_that_do_not_give_the_signed_root(
-    filled: Ledger, settings: Settings
+    filled: Ledger, settings: Settings, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """A server holds its tree hashed from the events (`Ledger.hold_tree`): an event changed
-    under it gives another root than the signed checkpoint's, and no proof is made from it."""
+    under it gives another root than the signed checkpoint's, and no proof is made from it;
+    while that checkpoint is the latest, later proofs are refused without hashing again."""
     drop_triggers(settings, "ledger_events")
     raw_execute(settings, flip_one_byte(settings, 7))
     with pytest.raises(LedgerIntegrityError, match=f"up to {EVENTS} do not give the root"):
         filled.hold_tree()
+
+    def not_read(*_: object) -> NoReturn:
+        raise AssertionError("the events were read again for a checkpoint already refused")
+
+    monkeypatch.setattr(filled.recorder, "select_tuples", not_read)
     with pytest.raises(LedgerIntegrityError, match="do not give the root"):
         filled.inclusion_proof(3, EVENTS)
+
+
+def test_a_held_tree_grows_only_to_a_checkpoint_whose_note_signs_its_root(
+    filled: Ledger, settings: Settings
+) -> None:
+    """The root a held tree is checked against is the signed one: a root column rewritten to
+    match changed events is refused before any event is hashed."""
+    drop_triggers(settings, "ledger_checkpoints")
+    forged = "X'" + "ab" * 32 + "'" if not is_postgres(settings) else "'\\x" + "ab" * 32 + "'"
+    raw_execute(settings, f"UPDATE ledger_checkpoints SET root = {forged} WHERE size = {EVENTS}")
+    with pytest.raises(LedgerIntegrityError, match="stored size or root differs from its note"):
+        filled.hold_tree()
