@@ -1,8 +1,9 @@
-"""A ledger's Merkle tree held in memory by a server, so that a proof asks the database nothing:
-the leaf hashes and the nodes of complete subtrees of 16 leaves and more, 32 bytes each, in one
-`bytearray` per level (about 36 bytes an event in all: 32 MB at 900,000 events, a few percent
-of the public state a server holds beside it). They are hashed from the events themselves, and
-the tree they make is checked against the signed checkpoint it is held up to (docs/scale.md)."""
+"""A ledger's Merkle tree held in memory by a server, so that a proof reads no stored node or
+leaf: the leaf hashes and the nodes of complete subtrees of 16 leaves and more, 32 bytes each,
+in one `bytearray` per level (about 36 bytes an event in all: 32 MB at 900,000 events, a few
+percent of the public state a server holds beside it). They are hashed from the events
+themselves, and the tree they make is checked against the root the note of the checkpoint it is
+held up to signs (docs/scale.md)."""
 
 from __future__ import annotations
 
