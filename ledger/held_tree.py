@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 
 from ledger.batch import KEEP_FROM_LEVEL
-from ledger.merkle import node_hash, range_hash, tree_root
+from ledger.merkle import node_hash, range_hash, subtree_level, tree_root
 
 HASH = 32
 
@@ -54,12 +54,11 @@ class HeldTree:
         return bytes(level[index * HASH : (index + 1) * HASH])
 
     def _leaves(self, start: int, end: int) -> list[bytes]:
-        row = self._levels[0]
-        return [bytes(row[i * HASH : (i + 1) * HASH]) for i in range(start, end)]
+        return [self._node(self._levels[0], i) for i in range(start, end)]
 
     def perfect_hash(self, start: int, end: int) -> bytes:
         """The hash of the perfect subtree over leaves [start, end), of those held."""
-        level = (end - start).bit_length() - 1
+        level = subtree_level(start, end)
         if level == 0:
             return self._node(self._levels[0], start)
         if level >= KEEP_FROM_LEVEL:

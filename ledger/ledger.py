@@ -24,10 +24,11 @@ from ledger.merkle import (
     leaf_hash,
     perfect_ranges,
     root_from_frontier,
+    subtree_level,
     tree_root,
 )
 from ledger.sealing import Checkpoint
-from ledger.store import LedgerRecorder, column_bytes, stored_row
+from ledger.store import LedgerRecorder, stored_row
 from ledger.tiles import Tile
 
 PAGE = 10_000
@@ -286,8 +287,9 @@ class Ledger:
             unsigned = self.recorder.sealer.check_note(checkpoint)
             if unsigned or checkpoint == self._refused:
                 raise LedgerIntegrityError(unsigned or self._not_the_root(checkpoint))
-            pages = prefetched_pages(self.recorder.select_tuples, held.size, checkpoint.size)
-            grown = held.grow(leaf_hash(column_bytes(row[4])) for page in pages for row in page)
+            grown = held.grow(
+                leaf_hash(row.canonical) for row in self.rows(held.size, checkpoint.size)
+            )
             if grown != checkpoint.size or held.range_hash(0, grown) != checkpoint.root:
                 self._held_tree, self._refused = HeldTree(), checkpoint
                 raise LedgerIntegrityError(self._not_the_root(checkpoint))
@@ -306,7 +308,7 @@ class Ledger:
             held = self._held_to(max((end for _, end in ranges), default=0))
             return [held.range_hash(start, end) for start, end in ranges]
         split = [perfect_ranges(*r) for r in ranges]
-        levels = {p: _level(*p) for perfect in split for p in perfect}
+        levels = {p: subtree_level(*p) for perfect in split for p in perfect}
         stored = {
             p: (level, p[0] >> level) for p, level in levels.items() if level >= KEEP_FROM_LEVEL
         }
@@ -339,10 +341,6 @@ class Ledger:
             a, b = next((a, b) for a, b in clusters if any(i not in leaves for i in range(a, b)))
             raise LedgerIntegrityError(f"events {a + 1}..{b} are not all there")
         return found, leaves
-
-
-def _level(start: int, end: int) -> int:
-    return (end - start).bit_length() - 1
 
 
 def _recorded(row: StoredRow) -> RecordedEvent:

@@ -98,6 +98,11 @@ def _paired(row: Sequence[bytes]) -> list[bytes]:
     return [sha256(b"\x01" + row[i - 1] + row[i]).digest() for i in range(1, len(row), 2)]
 
 
+def subtree_level(start: int, end: int) -> int:
+    """The level of the perfect subtree over leaves [start, end): log2 of its width."""
+    return (end - start).bit_length() - 1
+
+
 def perfect_ranges(start: int, end: int) -> list[Range]:
     """Split a tree node's range into aligned perfect subtrees, largest first."""
     ranges = []

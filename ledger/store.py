@@ -57,14 +57,14 @@ CREATE_MIGRATIONS = (
 )
 
 
-def column_bytes(value: bytes | memoryview | str) -> bytes:
+def _bytes(value: bytes | memoryview | str) -> bytes:
     # SQLite keeps whatever storage class a writer gave; a BLOB rewritten as TEXT still
     # has to be hashed as the bytes it holds.
     return value.encode() if isinstance(value, str) else bytes(value)
 
 
 def stored_row(r: Sequence[Any]) -> StoredRow:
-    return StoredRow(r[0], r[1], r[2], r[3], column_bytes(r[4]), column_bytes(r[5]))
+    return StoredRow(r[0], r[1], r[2], r[3], _bytes(r[4]), _bytes(r[5]))
 
 
 def _marks(count: int, mark: str = "?") -> str:
@@ -303,7 +303,7 @@ class LedgerRecorder(ApplicationRecorder, ABC):
             ") h ON e.stream = h.stream AND e.version = h.version",
             (after, upto),
         )
-        return [(stream, version, column_bytes(hash_)) for stream, version, hash_ in rows]
+        return [(stream, version, _bytes(hash_)) for stream, version, hash_ in rows]
 
     def checkpoint(self, size: int | None = None) -> Checkpoint | None:
         """The checkpoint of that size, or the latest one."""
@@ -327,7 +327,7 @@ class LedgerRecorder(ApplicationRecorder, ABC):
             "AND position > ? AND position <= ? ORDER BY position",
             [*names, after, upto],
         )
-        return [(position, column_bytes(canonical)) for position, canonical in rows]
+        return [(position, _bytes(canonical)) for position, canonical in rows]
 
     def select_checkpoints(self, after: int, limit: int) -> list[Checkpoint]:
         """Checkpoints with size > after, in size order."""
@@ -362,9 +362,9 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         events: list[tuple[int, bytes]] = []
         for level, idx, value in self._fetchall(" UNION ALL ".join(parts), params):
             if level == _EVENT_ROW:
-                events.append((idx, column_bytes(value)))
+                events.append((idx, _bytes(value)))
             else:
-                found[level, idx] = column_bytes(value)
+                found[level, idx] = _bytes(value)
         return found, events
 
     def select_nodes(self, level: int, first: int, last: int) -> list[NodeRow]:
@@ -374,7 +374,7 @@ class LedgerRecorder(ApplicationRecorder, ABC):
             "AND idx <= ? ORDER BY idx",
             (level, first, last),
         )
-        return [(level, idx, column_bytes(h)) for level, idx, h in rows]
+        return [(level, idx, _bytes(h)) for level, idx, h in rows]
 
     def count_rows(self) -> int:
         return int(self._fetchall("SELECT count(*) FROM ledger_events")[0][0])
@@ -385,7 +385,7 @@ class LedgerRecorder(ApplicationRecorder, ABC):
         rows = self._fetchall(
             "SELECT position, model FROM projection_state WHERE name = ?", (name,)
         )
-        return (rows[0][0], column_bytes(rows[0][1])) if rows else None
+        return (rows[0][0], _bytes(rows[0][1])) if rows else None
 
     def save_projection(self, name: str, position: int, model: bytes) -> None:
         """Store a read model and the position it was applied up to, in one transaction."""
