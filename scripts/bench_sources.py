@@ -26,7 +26,8 @@ from adapters.sources.http import HttpFetcher
 from adapters.sources.reader import SourceReader
 from api.services.sources import fetch_sources
 from api.wiring import Settings, init
-from tests.sources_server import DATA, EPOCH_APR, epoch_zip, serving
+from tests.reference import DATA, EPOCH_APR
+from tests.sources_server import epoch_zip, serving
 
 ROUNDS = 20
 FILES = {

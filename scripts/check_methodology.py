@@ -24,7 +24,7 @@ from adapters.orchestrator_config import config_path, load_config
 from domain.errors import SetupError
 from domain.runner.config import OrchestratorConfig
 
-SEEDS = Path(__file__).resolve().parents[1].parent / "shared" / "seeds"
+SEEDS = Path(__file__).resolve().parents[1] / "reference" / "seeds"
 TEXTS = (SEEDS / "000_2a1986884883d5ad.txt", SEEDS / "001_08726c882d2da4ff.txt")
 TIERS = ("standard", "heavy", "gpu")
 _ROW = re.compile(r"^(standard|heavy|gpu)\t(\d+(?:[.,]\d+)?) minutos\s*$", re.MULTILINE)

@@ -1,7 +1,7 @@
-"""Convert the real data of ../shared/data (Epoch AI's benchmark exports, the newest 2026-04) into
+"""Convert the real data of reference/data (Epoch AI's benchmark exports, the newest 2026-04) into
 SI-IQ's normalised input (docs/siiq-input.md): results.csv, benchmarks.csv, reference.txt.
 
-    python scripts/siiq_convert.py [--data ../shared/data] [--out var/siiq]
+    python scripts/siiq_convert.py [--data reference/data] [--out var/siiq]
 
 The rules are the ones `argusic siiq update` applies to fetched snapshots, read from the copies
 on disk: the Epoch adapter (`adapters.sources.epoch`) reads the tables, `domain.siiq.intake`
@@ -89,7 +89,7 @@ def main() -> None:
         description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     root = Path(__file__).resolve().parents[1]
-    parser.add_argument("--data", type=Path, default=root.parent / "shared" / "data")
+    parser.add_argument("--data", type=Path, default=root / "reference" / "data")
     parser.add_argument("--out", type=Path, default=root / "var" / "siiq")
     args = parser.parse_args()
     tally = convert(args.data, args.out)

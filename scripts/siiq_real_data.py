@@ -1,4 +1,4 @@
-"""SI-IQ on the real data of ../shared/data, end to end, and docs/siiq-real-data.md from
+"""SI-IQ on the real data of reference/data, end to end, and docs/siiq-real-data.md from
 `argusic siiq report`: the sources are served from a local HTTP server (127.0.0.1) at the
 addresses a sources.toml names, fetched into a fresh ledger (Epoch AI's January 2026 export
 first, then April's, as two hourly rounds would see them; BFCL's tables; OpenRouter's GPQA
@@ -33,14 +33,8 @@ from api.wiring import Argusic, Settings, init
 from domain.siiq.data import Observations, select
 from domain.siiq.index import build_index, run_calibration
 from domain.siiq.matching import DATES, EPOCH, name_key, run_setting_removed, without_namespace
-from tests.sources_server import (
-    DATA,
-    EPOCH_APR,
-    EPOCH_JAN,
-    epoch_zip,
-    openrouter_benchmarks_fixture,
-    serving,
-)
+from tests.reference import DATA, EPOCH_APR, EPOCH_JAN
+from tests.sources_server import epoch_zip, openrouter_benchmarks_fixture, serving
 
 ROOT = Path(__file__).resolve().parents[1]
 SERVED = {
@@ -194,7 +188,7 @@ def main() -> None:
         lines = [
             report.rstrip(),
             "",
-            "Produced by `python scripts/siiq_real_data.py`: the files of `../shared/data` served",
+            "Produced by `python scripts/siiq_real_data.py`: the files of `reference/data` served",
             "from 127.0.0.1 (Epoch AI's exports of January and April 2026, Aider, BFCL, Arena,",
             "LiteLLM), fetched by `argusic sources fetch`, calibrated by `argusic siiq update`.",
             "OpenRouter's rows (`openrouter_gpqa_diamond`) are NOT real data: no export of its",

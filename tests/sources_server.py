@@ -1,5 +1,5 @@
 """A local HTTP server for the source tests (127.0.0.1, a free port): it serves files (by default
-the real ones of ../shared/data) with ETag and Last-Modified, answers conditional requests with
+the real ones of reference/data) with ETag and Last-Modified, answers conditional requests with
 304, and has switches to change, shrink, reformat or fail a file. It also answers the two
 GitHub calls the fetcher makes (a branch's commit, a file at a commit).
 """
@@ -21,12 +21,9 @@ from email.utils import format_datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
-DATA = Path(__file__).resolve().parents[2] / "shared" / "data"
 OPENROUTER_FIXTURE = Path(__file__).resolve().parent / "fixtures" / "openrouter" / "benchmarks"
 """OpenRouter's `benchmarks` dataset as our tests make it (no real export is at hand): a fixture
 in the contract's form, never served as real data (tests/fixtures/openrouter/README.md)."""
-EPOCH_JAN = DATA / "epoch" / "benchmark_data_zip_2026-01"
-EPOCH_APR = DATA / "epoch" / "benchmark_data_zip_2026-04"
 HTML_ERROR = (
     b"<!DOCTYPE html>\n<html><head><title>Oops</title></head>"
     b"<body>Something went wrong, try again later.</body></html>\n"

@@ -2,7 +2,7 @@
 the dated, immutable file the manifest points to, verified by SHA-256.
 
 Two datasets. A `rankings-daily` file is the response OpenRouter documents
-(`../shared/data/openrouter/FORMAT_NOTES.md`): `{"data": [{"date", "model_permaslug",
+(`reference/data/openrouter/FORMAT_NOTES.md`): `{"data": [{"date", "model_permaslug",
 "total_tokens"}], "meta": {"as_of", "start_date", "end_date", "version"}}`. A `benchmarks` file
 (OpenRouter's own GPQA Diamond runs, in the form ARCHITECTURE.md's Wave 3 contract fixes until
 the real export is seen; this module is the one to change then) is `{"data": [{"date",

@@ -1,5 +1,5 @@
 """SI-IQ: a capability index of AI models from independently published benchmark results
-(`../shared/seeds/002_6fed51d9049d50b8.txt`), decided where open by `SIIQ-DECISIONS.md`.
+(`reference/seeds/002_6fed51d9049d50b8.txt`), decided where open by `SIIQ-DECISIONS.md`.
 
 Pure numpy and scipy: no I/O, no clock, no randomness; the same inputs give the same bytes.
 """

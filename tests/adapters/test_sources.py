@@ -1,4 +1,4 @@
-"""The source adapters on the real files of ../shared/data served over real HTTP (127.0.0.1):
+"""The source adapters on the real files of reference/data served over real HTTP (127.0.0.1):
 rows parsed as published, conditional requests, and each failure named."""
 
 from __future__ import annotations
@@ -27,15 +27,8 @@ from domain.siiq.source_format import (
     TruncatedArchive,
     Unreachable,
 )
-from tests.sources_server import (
-    DATA,
-    EPOCH_APR,
-    OPENROUTER_FIXTURE,
-    SourceServer,
-    epoch_zip,
-    github_raw,
-    serving,
-)
+from tests.reference import DATA, EPOCH_APR
+from tests.sources_server import OPENROUTER_FIXTURE, SourceServer, epoch_zip, github_raw, serving
 
 REAL = {
     "aider": ["aider/polyglot_leaderboard.yml", "aider/edit_leaderboard.yml"],
@@ -73,7 +66,7 @@ def test_epoch_zip_over_http_rows_as_published(server: SourceServer, fetcher: Ht
         data = (EPOCH_APR / name).read_bytes()
         assert tables[name].rows == csv_rows(data), name
         assert tables[name].sha256 == hashlib.sha256(data).hexdigest()
-    assert sum(len(t.rows) for t in tables.values()) == 4390  # as ../shared/data counts them
+    assert sum(len(t.rows) for t in tables.values()) == 4390  # as reference/data counts them
     # Spaces in a cell are kept in the row; names are trimmed only where they are read.
     versions = [r["Model version"] for r in tables["mmlu_external.csv"].rows]
     assert "Llama-2-70b-hf " in versions

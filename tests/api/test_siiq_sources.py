@@ -1,5 +1,5 @@
 """SI-IQ's sources end to end, on SQLite and PostgreSQL, over real HTTP on 127.0.0.1: every
-adapter on the real files of ../shared/data, conditional requests, archived snapshots, bad
+adapter on the real files of reference/data, conditional requests, archived snapshots, bad
 input recorded with the last good data kept, and the evidence file and the sources' status
 replayed byte for byte as of any position (SI-IQ sections 1, 8 and 10)."""
 
@@ -32,15 +32,8 @@ from ledger.ledger import Ledger
 from projections.runner import ReadModel
 from projections.siiq_sources import SiiqSourcesProjection, evidence_jsonl, status_document
 from tests.publishing import action_desk, publish
-from tests.sources_server import (
-    DATA,
-    EPOCH_APR,
-    EPOCH_JAN,
-    SourceServer,
-    epoch_zip,
-    openrouter_benchmarks_fixture,
-    serving,
-)
+from tests.reference import DATA, EPOCH_APR, EPOCH_JAN
+from tests.sources_server import SourceServer, epoch_zip, openrouter_benchmarks_fixture, serving
 
 ZIP = "epoch/benchmark_data.zip"
 FILES = {

@@ -4,7 +4,6 @@ its family, chance, ceiling, n and how n is known) and the intake of other sourc
 from __future__ import annotations
 
 from datetime import date
-from pathlib import Path
 
 import pytest
 
@@ -23,10 +22,7 @@ from domain.siiq.benchmark_sources import (
 )
 from domain.siiq.intake import NO_COVERING, NOT_MEDIAN, SnapshotFile, index_intake
 from domain.siiq.matching import Version
-
-APR = (
-    Path(__file__).resolve().parents[3] / "shared" / "data" / "epoch" / "benchmark_data_zip_2026-04"
-)
+from tests.reference import EPOCH_APR as APR
 
 
 def test_every_benchmark_names_one_known_source_and_how_its_n_is_known() -> None:

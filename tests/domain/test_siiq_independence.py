@@ -3,13 +3,9 @@
 from __future__ import annotations
 
 import csv
-from pathlib import Path
 
 from domain.siiq.independence import developer_reported
-
-APR = (
-    Path(__file__).resolve().parents[3] / "shared" / "data" / "epoch" / "benchmark_data_zip_2026-04"
-)
+from tests.reference import EPOCH_APR as APR
 
 
 def rows(file: str) -> list[dict[str, str]]:

@@ -1,4 +1,4 @@
-"""SI-IQ section 1, "Qué modelo", one test per rule, on the real names of ../shared/data."""
+"""SI-IQ section 1, "Qué modelo", one test per rule, on the real names of reference/data."""
 
 from __future__ import annotations
 
@@ -28,10 +28,9 @@ from domain.siiq.matching import (
 )
 from domain.siiq.reference_group import REFERENCE_GROUP
 from domain.siiq.scores import Eligibility, is_ranked
+from tests.reference import EPOCH_APR as APR
+from tests.reference import EPOCH_JAN as JAN
 
-DATA = Path(__file__).resolve().parents[3] / "shared" / "data"
-JAN = DATA / "epoch" / "benchmark_data_zip_2026-01"
-APR = DATA / "epoch" / "benchmark_data_zip_2026-04"
 THINKING = "Qwen3-235B-A22B-Thinking (Jul 2025)"
 MERGED = "Qwen3-235B-A22B (Jul 2025)"
 

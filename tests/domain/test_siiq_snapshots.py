@@ -12,7 +12,8 @@ from domain.events import SourceSnapshotRecorded, SourceTableRecorded, streams
 from domain.siiq.benchmark_sources import BY_TABLE, GROUPS_TABLE
 from domain.siiq.snapshots import Answer, snapshot_decision
 from domain.siiq.source_format import Table
-from tests.sources_server import EPOCH_APR, EPOCH_JAN, epoch_zip
+from tests.reference import EPOCH_APR, EPOCH_JAN
+from tests.sources_server import epoch_zip
 
 T0 = datetime(2026, 12, 1, 10, tzinfo=UTC)
 ADDRESS = "https://epoch.ai/data/benchmark_data.zip"

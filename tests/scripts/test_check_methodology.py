@@ -11,6 +11,7 @@ import pytest
 
 from adapters.orchestrator_config import DEFAULT, load_config
 from domain.errors import SetupError
+from tests.reference import SEEDS
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = (ROOT / DEFAULT).read_text()
@@ -97,7 +98,7 @@ def test_a_relative_configuration_path_is_the_caller_s(tmp_path: Path) -> None:
 
 def methodology_with(tmp_path: Path, *lines: str) -> Path:
     """The Spanish text with `lines` added after its per-run spending-limit line."""
-    seed = ROOT.parent / "shared" / "seeds" / "000_2a1986884883d5ad.txt"
+    seed = SEEDS / "000_2a1986884883d5ad.txt"
     text = tmp_path / "methodology.txt"
     text.write_text(seed.read_text(encoding="utf-8") + "\n" + "\n".join(lines) + "\n")
     return text

@@ -1,5 +1,5 @@
 """SI-IQ's updates end to end: the six sources served over real HTTP on 127.0.0.1 (Epoch AI's
-export synthesised so it calibrates, the others the real files of ../shared/data), the
+export synthesised so it calibrates, the others the real files of reference/data), the
 cross-check stand-in over real HTTP, a ledger on SQLite and on PostgreSQL, and time injected:
 each `hour()` moves the clock, fetches every source and runs `siiq update`."""
 
@@ -25,8 +25,9 @@ from domain.events import DomainEvent
 from domain.events.operators import ApprovePublication, OperatorAction
 from ledger.ledger import Ledger
 from tests.publishing import action_desk, owner
+from tests.reference import DATA
 from tests.siiq_epoch_synthetic import SyntheticExport
-from tests.sources_server import DATA, SourceServer, serving
+from tests.sources_server import SourceServer, serving
 
 ZIP = "epoch/benchmark_data.zip"
 FILES = {
