@@ -33,6 +33,10 @@ from tests.s3_gateway import Gateway
 if TYPE_CHECKING:
     from types_boto3_s3.client import S3Client
 
+pytest_plugins = ("tests.runner_fixtures",)
+"""The Docker engine's fixtures, one definition for the session: a session fixture imported
+into each module that uses it is made once per module (the sandbox images built each time)."""
+
 PG_URL = os.environ.get("ARGUSIC_TEST_PG_URL", "postgresql://postgres@127.0.0.1:5432/test")
 
 # No time limit per example: a property is about what comes out, not how fast (speed targets

@@ -11,9 +11,6 @@ from adapters.sandbox_images import SANDBOX_IMAGE
 from domain.events import SandboxLimits
 from domain.runner.sandbox import SandboxSpec
 from tests.adapters.test_docker_sandbox import files
-from tests.runner_fixtures import images, sandboxes
-
-__all__ = ["images", "sandboxes"]
 
 GPU_REQUEST = {"Driver": "", "Count": -1, "DeviceIDs": [], "Capabilities": [["gpu"]], "Options": {}}
 

@@ -21,9 +21,7 @@ from adapters.recording import SessionRecorder
 from adapters.sandbox_images import BASELINE_IMAGE, SANDBOX_IMAGE
 from domain.events import SandboxLimits
 from domain.runner.sandbox import SandboxSpec
-from tests.runner_fixtures import host_processes, images, require_docker, sandboxes
-
-__all__ = ["images", "sandboxes"]
+from tests.runner_fixtures import host_processes, require_docker
 
 LIMITS = SandboxLimits(
     memory_bytes=128 << 20, nano_cpus=500_000_000, pids=128, network="none", capabilities=[]

@@ -23,9 +23,7 @@ from tests.api.test_publication import approve
 from tests.api.world import World, review
 from tests.conftest import ARGUSIC
 from tests.records import run
-from tests.runner_fixtures import Rig, config_text, fixture_repository, images, rig, stand_in
-
-__all__ = ["images", "rig", "stand_in"]
+from tests.runner_fixtures import Rig, config_text, fixture_repository
 
 pytestmark = pytest.mark.parametrize("database_url", ["postgresql"], indirect=True)
 

@@ -26,9 +26,7 @@ from tests.api.test_reruns import RUNTIME
 from tests.conftest import argusic
 from tests.publishing import OWNER, action_desk
 from tests.records import EDITIONS, write
-from tests.runner_fixtures import Rig, images, rig, stand_in
-
-__all__ = ["images", "rig", "stand_in"]
+from tests.runner_fixtures import Rig
 
 
 def asked(rig: Rig, home: Path, run_id: str) -> list[str]:

@@ -30,9 +30,7 @@ from domain.verification import verification_note
 from ledger.ledger import Ledger
 from projections.methodology import MethodologyProjection
 from tests.api.world import World
-from tests.runner_fixtures import Rig, host_processes, images, rig, stand_in
-
-__all__ = ["images", "rig", "stand_in"]
+from tests.runner_fixtures import Rig, host_processes
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 

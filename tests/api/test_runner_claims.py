@@ -11,9 +11,7 @@ from api.services.run_log import RunLog
 from api.services.worker import claim, run_worker
 from api.wiring import Settings, open_ledger
 from domain.events import RunClaimed
-from tests.runner_fixtures import Rig, images, rig, stand_in
-
-__all__ = ["images", "rig", "stand_in"]
+from tests.runner_fixtures import Rig
 
 pytestmark = [
     pytest.mark.postgres,

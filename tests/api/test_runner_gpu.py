@@ -23,9 +23,7 @@ from domain.events import ModelKeyRequested, RunClaimed, SweepCompleted, streams
 from domain.runner.naming import key_name
 from ledger.ledger import Ledger
 from tests.conftest import argusic
-from tests.runner_fixtures import Rig, images, stand_in
-
-__all__ = ["images", "stand_in"]
+from tests.runner_fixtures import Rig
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 

@@ -25,11 +25,9 @@ from domain.events import RunAborted
 from ledger.ledger import Ledger
 from tests.conftest import PRIMARY_URL, S3_CREDENTIALS, STANDBY_URL
 from tests.publishing import publish
-from tests.runner_fixtures import Rig, images, stand_in
+from tests.runner_fixtures import Rig
 from tests.s3_gateway import Gateway
 from tests.servers import ARGUSIC, serving
-
-__all__ = ["images", "stand_in"]
 
 pytestmark = pytest.mark.slow
 
