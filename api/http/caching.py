@@ -14,9 +14,11 @@ import threading
 import zlib
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple, cast
 from urllib.parse import parse_qsl
 
+import anyio
 import anyio.to_thread
 from litestar.datastructures import Headers
 from litestar.enums import ScopeType
@@ -249,6 +251,44 @@ Position = Callable[[], int]
 """The latest approved position, which the answers to requests without `as_of` are as of."""
 
 
+@dataclass
+class _Read:
+    """One read of the latest approved position, and those waiting for it."""
+
+    done: anyio.Event = field(default_factory=anyio.Event)
+    position: int | None = None
+
+
+class SharedRead:
+    """The latest approved position, read once for every request that asked before the read
+    began: a request still sees every approval committed before it came (it never takes a read
+    already under way), and however many wait, the database is asked once per round."""
+
+    def __init__(self, read: Callable[[], int | None]) -> None:
+        self._read = read
+        self._next: _Read | None = None
+        """The read not yet begun, which whoever asks now joins."""
+        self._running: _Read | None = None
+
+    async def __call__(self) -> int | None:
+        """The position, None with the database away (or the read cut off)."""
+        mine = self._next = self._next or _Read()
+        while not mine.done.is_set():
+            if self._running is None:
+                await self._run(mine)
+            else:
+                await self._running.done.wait()
+        return mine.position
+
+    async def _run(self, read: _Read) -> None:
+        self._next, self._running = None, read
+        try:
+            read.position = await anyio.to_thread.run_sync(self._read)
+        finally:
+            self._running = None
+            read.done.set()
+
+
 def cached(app: ASGIApp, position: Position, answers: Answers | None = None) -> ASGIApp:
     """`app` with its GET answers tagged, conditional, compressed and kept per approved
     position, and HEAD answered as GET without the body."""
@@ -268,6 +308,8 @@ def cached(app: ASGIApp, position: Position, answers: Answers | None = None) -> 
         except Exception:  # the database away: the application answers why
             return None
 
+    shared_latest = SharedRead(latest_position)
+
     async def known(scope: Scope) -> tuple[tuple[object, ...] | None, Answer | None, int | None]:
         """The request's key, the answer kept under it, if any, and the latest approved position
         the key names: none of them for a path made afresh each time."""
@@ -277,7 +319,7 @@ def cached(app: ASGIApp, position: Position, answers: Answers | None = None) -> 
         known = memo.get(pinned)
         if known is not None or _pinned(scope):
             return pinned, known, None
-        latest = await anyio.to_thread.run_sync(latest_position)
+        latest = await shared_latest()
         if latest is None:
             return None, None, None
         asked = (*pinned[:-1], latest)

@@ -6,14 +6,17 @@ for an approved position forever, and each answer made once per approved positio
 from __future__ import annotations
 
 import gzip
+import threading
 from collections.abc import Callable, Iterator
 from typing import Any
 
+import anyio
+import anyio.to_thread
 import pytest
 from litestar.testing import TestClient
 
 from api.http import create_app
-from api.http.caching import GZIP_LEAST, HELD_MOST, IMMUTABLE, LATEST, matches
+from api.http.caching import GZIP_LEAST, HELD_MOST, IMMUTABLE, LATEST, SharedRead, matches
 from api.wiring import Argusic, Settings
 from tests.api.test_public_positions import ANSWERED, Positions, approve, asked, positions
 from tests.api.world import World
@@ -228,3 +231,35 @@ def test_a_file_too_large_to_hold_goes_out_as_it_comes_under_its_own_tag(
     head = client.head(path)
     assert (head.status_code, head.content) == (200, b"")
     assert head.headers["etag"] == answer.headers["etag"]
+
+
+def test_requests_share_one_read_of_the_approved_position_begun_after_they_came() -> None:
+    """Three requests that come while a read is under way take none of its answer (an approval
+    may have committed after it began): they share the one read begun next."""
+    reads: list[int] = []
+    first_began, go_on = threading.Event(), threading.Event()
+
+    def read() -> int:
+        reads.append(len(reads) + 1)
+        if len(reads) == 1:
+            first_began.set()
+            go_on.wait(10)
+        return reads[-1]
+
+    shared, answers = SharedRead(read), {}
+
+    async def ask(name: str) -> None:
+        answers[name] = await shared()
+
+    async def requests() -> None:
+        async with anyio.create_task_group() as tasks:
+            tasks.start_soon(ask, "first")
+            await anyio.to_thread.run_sync(first_began.wait, 10)
+            for name in ("a", "b", "c"):
+                tasks.start_soon(ask, name)
+            await anyio.wait_all_tasks_blocked()
+            go_on.set()
+
+    anyio.run(requests)
+    assert answers == {"first": 1, "a": 2, "b": 2, "c": 2}
+    assert reads == [1, 2]
