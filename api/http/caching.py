@@ -262,7 +262,8 @@ class _Read:
 class SharedRead:
     """The latest approved position, read once for every request that asked before the read
     began: a request still sees every approval committed before it came (it never takes a read
-    already under way), and however many wait, the database is asked once per round."""
+    already under way), and however many wait, the database is asked once per round. One event
+    loop's (a server process's): it takes no lock."""
 
     def __init__(self, read: Callable[[], int | None]) -> None:
         self._read = read
