@@ -66,9 +66,10 @@ methodology-checks: install
 	scripts/check-cost-methodology.sh
 
 # ARGUSIC_REQUIRE_SERVICES turns a missing PostgreSQL (or its standby), SeaweedFS, Docker or
-# Chromium into a failure, never a skip.
+# Chromium into a failure, never a skip. The slowest tests are listed at the end: the suite must
+# stay under 30 minutes on 2 cores.
 test: install postgres standby seaweedfs docker browser media methodology-checks
-	ARGUSIC_REQUIRE_SERVICES=1 $(BIN)/python -m pytest -n auto --dist loadgroup
+	ARGUSIC_REQUIRE_SERVICES=1 $(BIN)/python -m pytest -n auto --dist loadgroup --durations=20
 
 bench: install postgres docker loadgen
 	$(BIN)/python scripts/bench_ledger.py
