@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
+import json
 import os
 import shutil
 import subprocess
@@ -72,6 +73,8 @@ def test_workers_on_two_machines_and_a_reader_on_the_standby(
             check=False,
         )
         assert worked.returncode == 0, worked.stderr
+        executed = json.loads(worked.stdout)["executed"]
+        assert executed == {run_id: "exited"}, (executed, rig.events(run_id), worked.stderr)
         assert not (home / "artifacts").exists()  # nothing kept on the worker's own disk
     approved = publish(ledger, operator.home)
     recorded = {run_id: rig.recorded(run_id) for run_id in RUNS.values()}
