@@ -122,7 +122,7 @@ cpus = 1.0
 pids = 256
 capabilities = []
 docker_timeout_seconds = {docker_timeout}
-keys_timeout_seconds = 2
+keys_timeout_seconds = {keys_timeout}
 sweep_seconds = {sweep}
 """
 
@@ -132,6 +132,7 @@ def config_text(
     standard: float,
     grace: float,
     docker_timeout: float,
+    keys_timeout: float = 20,
     gpu_limit: float = 3,
     sweep: float = 60,
 ) -> str:
@@ -140,13 +141,17 @@ def config_text(
         standard=standard,
         grace=grace,
         docker_timeout=docker_timeout,
+        keys_timeout=keys_timeout,
         gpu_limit=gpu_limit,
         sweep=sweep,
     )
 
 
 class Rig:
-    """A ledger, a runner on the real engine with its keys at the stand-in, and helpers."""
+    """A ledger, a runner on the real engine with its keys at the stand-in, and helpers. Its
+    bounds on the engine and the key API are production's: on a loaded machine a slow answer
+    would leave a run's sandbox or key to the sweeper and the run unrecorded. A test of a
+    bound sets its own."""
 
     def __init__(
         self,
@@ -156,7 +161,8 @@ class Rig:
         folder: Path,
         *,
         grace: float = 5,
-        docker_timeout: float = 20,
+        docker_timeout: float = 60,
+        keys_timeout: float = 20,
         gpu_limit: float = 3,
         sweep: float = 60,
     ) -> None:
@@ -169,6 +175,7 @@ class Rig:
                 standard=0.05,
                 grace=grace,
                 docker_timeout=docker_timeout,
+                keys_timeout=keys_timeout,
                 gpu_limit=gpu_limit,
                 sweep=sweep,
             )

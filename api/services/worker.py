@@ -51,19 +51,20 @@ def claim(runner: Runner, state: RunState, worker: str) -> RunState | None:
 class WorkerReport:
     recovered: list[str] = field(default_factory=list)
     executed: dict[str, str] = field(default_factory=dict)
-    """Run id -> how it ended (or its phase when it did not end, e.g. no key)."""
+    """Run id -> how it ended once closed, else its phase (`scheduled`: no key; `ending`: not
+    yet recorded)."""
 
 
 def _outcome(run_id: str, future: Future[RunState]) -> str:
-    """How a run ended; a run whose closing failed stays ending, for the next sweep or restart
-    to close, and the worker goes on."""
+    """How a closed run ended; a run whose closing failed, or left its key or sandbox behind,
+    stays ending, for the next sweep or restart to close, and the worker goes on."""
     try:
         state = future.result()
     except Exception as e:  # the worker outlives any one run
         # no traceback: its frames hold the run's key
         log.error("run_not_closed", run_id=run_id, error=f"{type(e).__name__}: {e}")
         return "ending"
-    return state.ended or state.phase
+    return state.ended if state.phase == "closed" and state.ended else state.phase
 
 
 def _ready(board: RunBoard, running: Container[str], now: datetime, *, gpu: bool) -> list[RunState]:

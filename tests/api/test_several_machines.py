@@ -75,6 +75,7 @@ def test_workers_on_two_machines_and_a_reader_on_the_standby(
         assert worked.returncode == 0, worked.stderr
         executed = json.loads(worked.stdout)["executed"]
         assert executed == {run_id: "exited"}, (executed, rig.events(run_id), worked.stderr)
+        assert rig.recorded(run_id) is not None, (rig.events(run_id), worked.stderr)
         assert not (home / "artifacts").exists()  # nothing kept on the worker's own disk
     approved = publish(ledger, operator.home)
     recorded = {run_id: rig.recorded(run_id) for run_id in RUNS.values()}
