@@ -30,13 +30,22 @@ ANSI = re.compile(
 )
 REACH = 1 << 16
 """The longest span looked for, in characters: text this close to the end waits for more."""
+_DESIGNATIONS = (
+    r"[()*+](?:[0<>AB4C5RfQ9KY`E6ZH7=]|%[0-6=]|\"[4>?]|&[45])"  # G0-G3: a 94-character set
+    r"|[-./][ABFHLM]"  # G1-G3: a 96-character set
+    r"|\$[()*+\-./]?[@A-D]"  # a multibyte set (ISO 2022)
+    r"| [FGLMN]|#[34568]|%[@G]"  # 7- or 8-bit controls, conformance; DEC line size; UTF-8
+)
+"""The escape sequences with intermediate bytes (ECMA-35's nF) that a terminal defines (xterm's
+"Controls beginning with ESC")."""
 _ESCAPES = re.compile(
     r"(\x1b(?:\[[0-?]*[ -/]*[@-~]|\][^\x07\x1b]*(?:\x07|\x1b\\)|[PX^_][^\x1b]*\x1b\\"
-    r"|[ -/]+[0-~]|[6-9=><DEHMNOZVWcFlmno|}~]))"
+    r"|" + _DESIGNATIONS + r"|[6-9=><DEHMNOZVWcFlmno|}~]))"
 )
-"""The escape sequences a terminal defines, hidden from the finders. An ESC before any other
-character (a stray one: `ESC C`) hides only itself there: a terminal drops the character with
-it, but a reader of the file sees it, and a keyword it begins (`Cookie:`) must still be read."""
+"""The escape sequences a terminal defines, hidden from the finders. An ESC before anything
+else (a stray one: `ESC C`, `ESC $ s`) hides only itself there: a terminal drops what follows
+with it, but a reader of the file sees it, and a keyword it begins (`Cookie:`, `$ sshpass`)
+must still be read."""
 _UNDECODED = re.compile("[\udc80-\udcff]")
 """Bytes that were not UTF-8, as the surrogateescape error handler decodes them."""
 CHUNK = 1 << 20

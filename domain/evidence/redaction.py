@@ -21,7 +21,7 @@ from domain.evidence.secret_values import (
     url_password,
 )
 
-NAME, VERSION = "security-redaction", 3
+NAME, VERSION = "security-redaction", 4
 
 
 ASSIGNED_WORDS = ("key", "token", "secret", "session", "passwd", "password", "_pass", "_pwd")

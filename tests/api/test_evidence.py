@@ -123,7 +123,7 @@ def test_raw_and_served_fingerprints_and_the_transform_events_agree(evidence: Ev
             [f"{s['transform']}@{s['version']}" for s in steps]
             == copy.transforms
             == [
-                "security-redaction@3",
+                "security-redaction@4",
                 "generated-key-mask@2",
                 "neutral-branding@1",
             ]

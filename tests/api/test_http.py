@@ -196,7 +196,7 @@ def test_read_api_over_the_demo(demo_size: int, demo_client: TestClient) -> None
     assert trace["events"][0]["type"] == "EditionDrafted"
     assert {e["type"] for e in trace["events"][1:]} == {"RunRecorded", "EvidenceTransformed"}
     assert trace["copies"]["cast"]["transforms"] == [
-        "security-redaction@3",
+        "security-redaction@4",
         "generated-key-mask@2",
         "neutral-branding@1",
     ]

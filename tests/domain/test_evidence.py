@@ -164,6 +164,21 @@ def test_a_stray_escape_before_a_keyword_does_not_hide_the_credential(stray: str
     assert "theme=dark" in shown("cast", served)
 
 
+@pytest.mark.parametrize("cut", [1, 2, 3])
+def test_an_escape_no_terminal_defines_before_a_command_does_not_hide_its_password(
+    cut: int,
+) -> None:
+    """A terminal drops `ESC $ SP s` (intermediate bytes and a final one, but no sequence it
+    defines) and shows `shpass -p` and the password; the file shows `sshpass -p`, and the
+    password is masked, wherever the events cut the text (a case hypothesis found)."""
+    password = "correcthorsebattery"
+    printed = f"\x1b$ sshpass -p {password} ssh deploy@h\r\n"
+    content = recording(["$ ls\r\n", printed[:cut], printed[cut:]])
+    served = b"".join(Derivation(section_17([], [])).cast(chunks(content, 1)))
+    assert survivors(password, shown("cast", served)) == []
+    assert "ssh deploy@h" in shown("cast", served)
+
+
 def test_the_counts_name_the_form_not_the_secret() -> None:
     by_name = {c.name: c for c in PLANTED}
     for name, kind in [
