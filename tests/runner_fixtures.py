@@ -7,7 +7,8 @@ from __future__ import annotations
 
 import shutil
 import subprocess
-from collections.abc import Iterator
+import time
+from collections.abc import Callable, Iterator
 from datetime import date
 from functools import cache
 from pathlib import Path
@@ -95,6 +96,17 @@ def fixture_repository(name: str, into: Path) -> tuple[str, str]:
     git("add", "-A")
     git("commit", "-qm", name)
     return repo.as_uri(), git("rev-parse", "HEAD")
+
+
+def until(condition: Callable[[], bool], seconds: float = 20) -> bool:
+    """Whether `condition` holds within `seconds`: what another thread or process does takes
+    its time, the more on a loaded machine."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        if condition():
+            return True
+        time.sleep(0.05)
+    return condition()
 
 
 def host_processes(marker: str) -> list[str]:

@@ -21,7 +21,7 @@ from adapters.recording import SessionRecorder
 from adapters.sandbox_images import BASELINE_IMAGE, SANDBOX_IMAGE
 from domain.events import SandboxLimits
 from domain.runner.sandbox import SandboxSpec
-from tests.runner_fixtures import host_processes, require_docker
+from tests.runner_fixtures import host_processes, require_docker, until
 
 LIMITS = SandboxLimits(
     memory_bytes=128 << 20, nano_cpus=500_000_000, pids=128, network="none", capabilities=[]
@@ -154,8 +154,7 @@ def test_killing_the_sandbox_kills_grandchildren_and_daemons(
     script = f"(sleep 1000 & sleep 1000) & {daemon} & echo up; wait"
     session = sandboxes.start_agent(s.name, ["sh", "-c", script], {})
     assert session.read().startswith(b"up")
-    time.sleep(0.5)
-    assert host_processes(marker)
+    assert until(lambda: bool(host_processes(marker)), 10)
     sandboxes.kill(s.name)
     assert b"".join(session.chunks()) == b""
     assert host_processes(marker) == []

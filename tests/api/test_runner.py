@@ -31,7 +31,7 @@ from domain.verification import verification_note
 from ledger.ledger import Ledger
 from projections.methodology import MethodologyProjection
 from tests.api.world import World
-from tests.runner_fixtures import Rig, host_processes
+from tests.runner_fixtures import Rig, host_processes, until
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
@@ -273,10 +273,11 @@ def test_no_key_no_start_and_never_a_shared_key(
         assert kinds == failed
         assert rig.containers() == []
         rig.stand_in.switches.create_delay = 0
-        time.sleep(1.5)  # the late answer's key exists at the provider now
-        assert len(rig.live_keys()) == 1
+        assert until(lambda: len(rig.live_keys()) == 1)  # the late answer's key is made
         assert len(sweep(rig.runner).keys_deleted) == 1
         assert rig.live_keys() == []
+        retry_at = state.not_before
+        assert until(lambda: rig.runner.clock() >= retry_at)
         second = rig.work()  # the retry delay is over: it runs, under its second claim
         assert second.executed == {"r-nokey": "exited"}
         assert rig.state("r-nokey").claim == 2
@@ -286,21 +287,12 @@ def test_no_key_no_start_and_never_a_shared_key(
         rig.close()
 
 
-def wait_for(condition: object, seconds: float = 30) -> None:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():  # type: ignore[operator]
-            return
-        time.sleep(0.1)
-    raise AssertionError("timed out waiting")
-
-
 def no_process_left(marker: str) -> None:
     """No process of a removed sandbox is left on the host. The last of them, killed with it,
     can leave the host's process table a moment after the engine has answered that the container
     is gone (seen in CI with both cores busy, after a timeout and after a restart's sweep): the
     rule is that none outlives the removal for long, nor is left running."""
-    wait_for(lambda: host_processes(marker) == [], 10)
+    assert until(lambda: host_processes(marker) == [], 10)
 
 
 def started(rig: Rig, run_id: str) -> bool:
@@ -332,9 +324,9 @@ def test_an_orchestrator_killed_mid_run_leaves_nothing_after_restart_and_sweep(
         stderr=subprocess.DEVNULL,
     )
     try:
-        wait_for(lambda: started(rig, "r-crash"), 60)
+        assert until(lambda: started(rig, "r-crash"), 60)
         cast, _ = rig.runner.evidence_paths("r-crash")
-        wait_for(lambda: b"compiling unit 2" in cast.read_bytes(), 30)
+        assert until(lambda: b"compiling unit 2" in cast.read_bytes(), 30)
     finally:
         worker.send_signal(signal.SIGKILL)
         worker.wait()
@@ -406,7 +398,7 @@ def test_a_sandbox_killed_from_outside_aborts_the_run_and_deletes_the_key(rig: R
     rig.schedule("outlasts-budget", "r-killed", budget=60)
 
     def kill_when_running() -> None:
-        wait_for(lambda: started(rig, "r-killed"), 60)
+        assert until(lambda: started(rig, "r-killed"), 60)
         time.sleep(1)
         name = rig.state("r-killed").sandbox
         rig.runner.sandboxes.api.kill(name)
@@ -450,7 +442,7 @@ def test_cancel_and_emergency_stop_delete_keys_and_record_it(
     done: dict[str, object] = {}
     worker = threading.Thread(target=lambda: done.update(rig.work().executed))
     worker.start()
-    wait_for(lambda: started(rig, "r-stop"), 60)
+    assert until(lambda: started(rig, "r-stop"), 60)
     key_hash, secret = key_of(rig, "r-stop")
     command = ["cancel", "r-stop"] if how == "cancel" else ["stop-all"]
     result = argusic({**cli_env, **rig.env}, *command, "--by", "ops", "--json")
@@ -487,7 +479,7 @@ def test_a_closer_finding_the_session_dropped_returns_the_run_the_other_closed(
     done: dict[str, object] = {}
     worker = threading.Thread(target=lambda: done.update(rig.work().executed))
     worker.start()
-    wait_for(lambda: started(rig, "r-race"), 60)
+    assert until(lambda: started(rig, "r-race"), 60)
     record_run, raced = rig.runner.record_run, threading.Event()
 
     def closed_meanwhile(*args: object) -> object:

@@ -23,7 +23,7 @@ from domain.events import ModelKeyRequested, RunClaimed, SweepCompleted, streams
 from domain.runner.naming import key_name
 from ledger.ledger import Ledger
 from tests.conftest import argusic
-from tests.runner_fixtures import Rig
+from tests.runner_fixtures import Rig, until
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
 
@@ -42,15 +42,6 @@ def make_rig(
     yield make
     for rig in made:
         rig.close()
-
-
-def until(condition: Callable[[], bool], seconds: float = 20) -> bool:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        if condition():
-            return True
-        time.sleep(0.05)
-    return condition()
 
 
 def swept_keys(rig: Rig) -> list[list[str]]:
