@@ -629,13 +629,17 @@ def test_a_run_whose_key_outlasts_its_bound_at_the_close_is_ending_until_the_swe
 def test_a_run_ruled_rerun_on_dispute_is_run_again_by_the_worker(rig: Rig) -> None:
     """Issue 27, item 1: the worker loop turns the request into `<id>~r2`, as the run ran."""
     rig.schedule("installs-and-runs", "r-disputed")
-    rig.work()
+    assert rig.work().executed == {"r-disputed": "exited"}, rig.events("r-disputed")
     operator = World(rig.ledger, rig.folder)
     operator.act({"action": "dispute_open", "run_id": "r-disputed", "claimant": "a", "claim": "b"})
     operator.act(
         {"action": "dispute_resolve", "dispute": "r-disputed.1", "outcome": "rerun", "note": "n"}
     )
-    assert rig.work().executed == {"r-disputed~r2": "exited"}
+    executed = rig.work().executed
+    assert executed == {"r-disputed~r2": "exited"}, (
+        rig.events("r-disputed~r2"),
+        rig.state("r-disputed"),
+    )
     original, again = rig.state("r-disputed").scheduled, rig.state("r-disputed~r2").scheduled
     assert again.replaces == "r-disputed"
     assert (again.project, again.agent, again.tier) == (
