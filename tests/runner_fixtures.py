@@ -28,10 +28,14 @@ from domain.events import (
     RunScheduled,
     streams,
 )
+from domain.runner.config import SandboxPolicy
 from ledger.ledger import Ledger, NewEvent
 from tests.conftest import REQUIRE_SERVICES
 
 KEYS_TOKEN = "stand-in-management-token"
+PRODUCTION = SandboxPolicy()
+"""Production's bounds on the engine and the key API, which the rig keeps unless a test of a
+bound sets its own."""
 FIXTURES = Path(__file__).resolve().parents[1] / "scripts" / "fixtures" / "projects"
 
 
@@ -143,8 +147,8 @@ def config_text(
     *,
     standard: float,
     grace: float,
-    docker_timeout: float,
-    keys_timeout: float = 20,
+    docker_timeout: float = PRODUCTION.docker_timeout_seconds,
+    keys_timeout: float = PRODUCTION.keys_timeout_seconds,
     gpu_limit: float = 3,
     sweep: float = 60,
 ) -> str:
@@ -173,8 +177,8 @@ class Rig:
         folder: Path,
         *,
         grace: float = 5,
-        docker_timeout: float = 60,
-        keys_timeout: float = 20,
+        docker_timeout: float = PRODUCTION.docker_timeout_seconds,
+        keys_timeout: float = PRODUCTION.keys_timeout_seconds,
         gpu_limit: float = 3,
         sweep: float = 60,
     ) -> None:
@@ -293,3 +297,20 @@ def rig(
     made = Rig(settings, ledger, stand_in, tmp_path)
     yield made
     made.close()
+
+
+@pytest.fixture
+def make_rig(
+    images: dict[str, str], settings: Any, ledger: Ledger, stand_in: KeyStandIn, tmp_path: Path
+) -> Iterator[Callable[..., Rig]]:
+    """A rig with its own configuration (a bound, `gpu_limit`, `sweep`), closed after the
+    test."""
+    made: list[Rig] = []
+
+    def make(**config: float) -> Rig:
+        made.append(Rig(settings, ledger, stand_in, tmp_path, **config))
+        return made[-1]
+
+    yield make
+    for rig in made:
+        rig.close()

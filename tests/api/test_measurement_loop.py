@@ -35,9 +35,7 @@ BROKEN_CAST = '{"version": 2, "width": 80, "height": 24}\n[0.5, "o", "compiling 
 @pytest.fixture
 def world(rig: Rig) -> World:
     """The operator's side of the rig's ledger, with budgets a real run fits in (60 s)."""
-    (rig.folder / "orchestrator.toml").write_text(
-        config_text(standard=1.0, grace=5, docker_timeout=60)
-    )
+    (rig.folder / "orchestrator.toml").write_text(config_text(standard=1.0, grace=5))
     rig.runner.config = orchestrator_config(rig.env)
     rig.runner.rerun_delay_seconds = 0  # the aborted run's rerun is claimable at once
     return World(rig.ledger, rig.folder)

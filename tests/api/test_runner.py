@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import subprocess
 import time
+from collections.abc import Callable
 from datetime import timedelta
 from pathlib import Path
 
@@ -252,39 +253,34 @@ def test_our_own_timeouts_abort_never_time_out(
         rig.close()
 
 
-def test_no_key_no_start_and_never_a_shared_key(
-    images: dict[str, str], settings: Settings, ledger: Ledger, stand_in: KeyStandIn, tmp_path: Path
-) -> None:
+def test_no_key_no_start_and_never_a_shared_key(make_rig: Callable[..., Rig]) -> None:
     """Section 7, "La clave del modelo": key creation failing (here: the key API stalls past
     its bound) starts nothing; the run is tried again later; the key made late is swept."""
-    rig = Rig(settings, ledger, stand_in, tmp_path, keys_timeout=2)
-    try:
-        rig.runner.shared_keys = {"OPENROUTER_API_KEY": "sk-or-v1-" + "0" * 64}  # never used
-        rig.runner.key_retry_seconds = 1
-        rig.stand_in.switches.create_delay = 3  # over the client's 2 s
-        rig.schedule("installs-and-runs", "r-nokey")
-        first = rig.work()
-        assert first.executed == {"r-nokey": "scheduled"}
-        state = rig.state("r-nokey")
-        assert state.phase == "scheduled"
-        assert state.not_before is not None
-        kinds = [type(e).__name__ for e in rig.events("r-nokey")]
-        failed = ["RunScheduled", "RunClaimed", "ModelKeyRequested", "ModelKeyCreationFailed"]
-        assert kinds == failed
-        assert rig.containers() == []
-        rig.stand_in.switches.create_delay = 0
-        assert until(lambda: len(rig.live_keys()) == 1)  # the late answer's key is made
-        assert len(sweep(rig.runner).keys_deleted) == 1
-        assert rig.live_keys() == []
-        retry_at = state.not_before
-        assert until(lambda: rig.runner.clock() >= retry_at)
-        second = rig.work()  # the retry delay is over: it runs, under its second claim
-        assert second.executed == {"r-nokey": "exited"}
-        assert rig.state("r-nokey").claim == 2
-        _, secret = key_of(rig, "r-nokey")
-        assert secret != rig.runner.shared_keys["OPENROUTER_API_KEY"]
-    finally:
-        rig.close()
+    rig = make_rig(keys_timeout=2)
+    rig.runner.shared_keys = {"OPENROUTER_API_KEY": "sk-or-v1-" + "0" * 64}  # never used
+    rig.runner.key_retry_seconds = 1
+    rig.stand_in.switches.create_delay = 3  # over the client's 2 s
+    rig.schedule("installs-and-runs", "r-nokey")
+    first = rig.work()
+    assert first.executed == {"r-nokey": "scheduled"}
+    state = rig.state("r-nokey")
+    assert state.phase == "scheduled"
+    assert state.not_before is not None
+    kinds = [type(e).__name__ for e in rig.events("r-nokey")]
+    failed = ["RunScheduled", "RunClaimed", "ModelKeyRequested", "ModelKeyCreationFailed"]
+    assert kinds == failed
+    assert rig.containers() == []
+    rig.stand_in.switches.create_delay = 0
+    assert until(lambda: len(rig.live_keys()) == 1)  # the late answer's key is made
+    assert len(sweep(rig.runner).keys_deleted) == 1
+    assert rig.live_keys() == []
+    retry_at = state.not_before
+    assert until(lambda: rig.runner.clock() >= retry_at)
+    second = rig.work()  # the retry delay is over: it runs, under its second claim
+    assert second.executed == {"r-nokey": "exited"}
+    assert rig.state("r-nokey").claim == 2
+    _, secret = key_of(rig, "r-nokey")
+    assert secret != rig.runner.shared_keys["OPENROUTER_API_KEY"]
 
 
 def no_process_left(marker: str) -> None:
@@ -604,26 +600,23 @@ def test_a_run_whose_close_failed_is_closed_later_with_its_agents_report(
 
 
 def test_a_run_whose_key_outlasts_its_bound_at_the_close_is_ending_until_the_sweeper_closes_it(
-    images: dict[str, str], settings: Settings, ledger: Ledger, stand_in: KeyStandIn, tmp_path: Path
+    make_rig: Callable[..., Rig],
 ) -> None:
     """Section 7: a key the provider is slow to delete at the close (past the client's bound)
     leaves the run ending, and the worker says so, never that it was recorded; once the run's
     deadline is past, the sweeper deletes what is left and closes it."""
-    rig = Rig(settings, ledger, stand_in, tmp_path, keys_timeout=2)
-    try:
-        rig.schedule("installs-and-runs", "r-slow-delete")
-        rig.stand_in.switches.delete_delay = 3  # over the client's 2 s
-        assert rig.work().executed == {"r-slow-delete": "ending"}
-        assert rig.state("r-slow-delete").phase == "ending"
-        assert rig.recorded("r-slow-delete") is None
-        rig.stand_in.switches.delete_delay = 0
-        clock = rig.runner.clock
-        rig.runner.clock = lambda: clock() + timedelta(hours=1)
-        assert sweep(rig.runner).runs_closed == ["r-slow-delete"]
-        assert rig.recorded("r-slow-delete") is not None
-        assert rig.live_keys() == []
-    finally:
-        rig.close()
+    rig = make_rig(keys_timeout=2)
+    rig.schedule("installs-and-runs", "r-slow-delete")
+    rig.stand_in.switches.delete_delay = 3  # over the client's 2 s
+    assert rig.work().executed == {"r-slow-delete": "ending"}
+    assert rig.state("r-slow-delete").phase == "ending"
+    assert rig.recorded("r-slow-delete") is None
+    rig.stand_in.switches.delete_delay = 0
+    clock = rig.runner.clock
+    rig.runner.clock = lambda: clock() + timedelta(hours=1)
+    assert sweep(rig.runner).runs_closed == ["r-slow-delete"]
+    assert rig.recorded("r-slow-delete") is not None
+    assert rig.live_keys() == []
 
 
 def test_a_run_ruled_rerun_on_dispute_is_run_again_by_the_worker(rig: Rig) -> None:

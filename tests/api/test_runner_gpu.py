@@ -8,9 +8,8 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from datetime import timedelta
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,7 +17,6 @@ import pytest
 from adapters.keys_stand_in import KeyStandIn
 from api.services.sweep import sweep
 from api.services.worker import run_worker
-from api.wiring import Settings
 from domain.events import ModelKeyRequested, RunClaimed, SweepCompleted, streams
 from domain.runner.naming import key_name
 from ledger.ledger import Ledger
@@ -26,22 +24,6 @@ from tests.conftest import argusic
 from tests.runner_fixtures import Rig, until
 
 pytestmark = pytest.mark.parametrize("database_url", ["sqlite"], indirect=True)
-
-
-@pytest.fixture
-def make_rig(
-    images: dict[str, str], settings: Settings, ledger: Ledger, stand_in: KeyStandIn, tmp_path: Path
-) -> Iterator[Callable[..., Rig]]:
-    """A rig with its own configuration (`gpu_limit`, `sweep`), closed after the test."""
-    made: list[Rig] = []
-
-    def make(**config: float) -> Rig:
-        made.append(Rig(settings, ledger, stand_in, tmp_path, **config))
-        return made[-1]
-
-    yield make
-    for rig in made:
-        rig.close()
 
 
 def swept_keys(rig: Rig) -> list[list[str]]:
